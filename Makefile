@@ -1,0 +1,30 @@
+# The two commands of the README: `make demo` and `make test`. Each creates .venv if missing.
+SHELL := /bin/bash
+PYTHON_BIN ?= python3.11
+VENV := .venv
+PY := $(VENV)/bin/python
+DEPS_STAMP := $(VENV)/.deps-installed
+
+.PHONY: demo test lint venv clean
+
+venv: $(DEPS_STAMP)
+
+$(DEPS_STAMP): pyproject.toml constraints.txt
+	test -x $(PY) || $(PYTHON_BIN) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -c constraints.txt -e '.[dev]' --config-settings editable_mode=compat
+	touch $@
+
+# Generate a demo lake, `dbt build` every model and test on the embedded Spark, print a summary.
+demo: $(DEPS_STAMP)
+	$(VENV)/bin/sync-logs demo
+
+# The whole test suite: pytest (Python models, generator, adapter) and dbt builds on embedded Spark.
+test: $(DEPS_STAMP)
+	$(PY) -m pytest tests
+
+lint: $(DEPS_STAMP)
+	$(VENV)/bin/ruff check python tests
+
+clean:
+	rm -rf target logs dbt_packages

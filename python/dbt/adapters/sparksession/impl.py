@@ -1,0 +1,20 @@
+"""The Spark adapter, able to run dbt Python models in its own SparkSession."""
+
+from typing import Dict, Type
+
+from dbt.adapters.base import PythonJobHelper
+from dbt.adapters.spark.impl import SparkAdapter
+from dbt.adapters.sparksession.connections import SparkSessionConnectionManager
+from dbt.adapters.sparksession.python_submissions import SessionPythonJobHelper
+
+
+class SparkSessionAdapter(SparkAdapter):
+    ConnectionManager = SparkSessionConnectionManager  # type: ignore[assignment]
+
+    @property
+    def default_python_submission_method(self) -> str:
+        return "session"
+
+    @property
+    def python_submission_helpers(self) -> Dict[str, Type[PythonJobHelper]]:
+        return {**super().python_submission_helpers, "session": SessionPythonJobHelper}

@@ -1,0 +1,29 @@
+"""Runs a compiled dbt Python model in the SparkSession that dbt's connection opened."""
+
+import linecache
+import traceback
+from typing import Any, Dict
+
+from dbt.adapters.base import PythonJobHelper
+from dbt_common.exceptions import DbtRuntimeError
+from pyspark.sql import SparkSession
+
+
+class SessionPythonJobHelper(PythonJobHelper):
+    def __init__(self, parsed_model: Dict, credentials: Any) -> None:
+        self.model_name = parsed_model["alias"]
+        model_path = parsed_model.get("original_file_path") or self.model_name
+        self.code_name = f"{model_path} (compiled)"
+
+    def submit(self, compiled_code: str) -> None:
+        # Tracebacks then quote the lines that ran, model code first.
+        lines = compiled_code.splitlines(keepends=True)
+        linecache.cache[self.code_name] = (len(compiled_code), None, lines, self.code_name)
+        spark = SparkSession.getActiveSession() or SparkSession.builder.getOrCreate()
+        namespace = {"__name__": f"dbt_python_model_{self.model_name}", "spark": spark}
+        try:
+            exec(compile(compiled_code, self.code_name, "exec"), namespace)
+        except Exception as error:
+            raise DbtRuntimeError(
+                f"Python model {self.model_name} failed:\n{traceback.format_exc()}"
+            ) from error
