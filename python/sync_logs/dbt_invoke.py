@@ -49,5 +49,6 @@ def run_dbt(
             else:
                 os.environ[key] = value
     if not result.success:
-        raise RuntimeError(f"dbt {' '.join(args)} failed: {result.exception or 'see the log above'}")
+        reason = result.exception or "see the dbt log"
+        raise RuntimeError(f"dbt {' '.join(args)} failed: {reason}")
     return result

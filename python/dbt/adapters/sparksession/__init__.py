@@ -1,6 +1,7 @@
 """dbt adapter plugin: dbt-spark's session method, plus Python models run in that session."""
 
 from dbt.adapters.base import AdapterPlugin
+
 from dbt.adapters.sparksession.connections import SparkSessionCredentials
 from dbt.adapters.sparksession.impl import SparkSessionAdapter
 from dbt.include import sparksession

@@ -1,9 +1,9 @@
 """The Spark adapter, able to run dbt Python models in its own SparkSession."""
 
-from typing import Dict, Type
 
 from dbt.adapters.base import PythonJobHelper
 from dbt.adapters.spark.impl import SparkAdapter
+
 from dbt.adapters.sparksession.connections import SparkSessionConnectionManager
 from dbt.adapters.sparksession.python_submissions import SessionPythonJobHelper
 
@@ -16,5 +16,5 @@ class SparkSessionAdapter(SparkAdapter):
         return "session"
 
     @property
-    def python_submission_helpers(self) -> Dict[str, Type[PythonJobHelper]]:
+    def python_submission_helpers(self) -> dict[str, type[PythonJobHelper]]:
         return {**super().python_submission_helpers, "session": SessionPythonJobHelper}

@@ -2,7 +2,7 @@
 
 import linecache
 import traceback
-from typing import Any, Dict
+from typing import Any
 
 from dbt.adapters.base import PythonJobHelper
 from dbt_common.exceptions import DbtRuntimeError
@@ -10,7 +10,7 @@ from pyspark.sql import SparkSession
 
 
 class SessionPythonJobHelper(PythonJobHelper):
-    def __init__(self, parsed_model: Dict, credentials: Any) -> None:
+    def __init__(self, parsed_model: dict, credentials: Any) -> None:
         self.model_name = parsed_model["alias"]
         model_path = parsed_model.get("original_file_path") or self.model_name
         self.code_name = f"{model_path} (compiled)"
