@@ -11,12 +11,15 @@ from dbt.cli.main import dbtRunner, dbtRunnerResult
 PROJECT_DIR = Path(__file__).resolve().parents[2]
 
 
-def profiles_dir(target_dir: Path) -> Path:
+def example_profiles_dir(target_dir: Path) -> Path:
     """A profiles folder holding profiles.example.yml as profiles.yml."""
     folder = target_dir / "profiles"
     folder.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(PROJECT_DIR / "profiles.example.yml", folder / "profiles.yml")
     return folder
+
+
+profiles_dir = example_profiles_dir  # the name other modules import
 
 
 def run_dbt(
@@ -26,13 +29,15 @@ def run_dbt(
     target_dir: Path | None = None,
     dbt_vars: Mapping[str, object] | None = None,
     env: Mapping[str, str] | None = None,
+    profiles_dir: Path | None = None,
 ) -> dbtRunnerResult:
-    """`dbt <args>` against the local target; raises when dbt reports a failure."""
+    """`dbt <args>` against the local target (or a given profiles folder, e.g. for PostgreSQL
+    or DuckDB); raises when dbt reports a failure."""
     target_dir = (target_dir or project_dir / "target").resolve()
     command = [
         *args,
         "--project-dir", str(project_dir),
-        "--profiles-dir", str(profiles_dir(target_dir)),
+        "--profiles-dir", str(profiles_dir or example_profiles_dir(target_dir)),
         "--target-path", str(target_dir / "dbt"),
         "--log-path", str(target_dir / "logs"),
     ]
