@@ -1,0 +1,88 @@
+"""Runs `dbt` in a subprocess against a target of profiles.example.yml.
+
+A dbt process that drives a Spark cluster (or talks to a Thrift server, or Databricks) must
+not share a process with an embedded SparkSession: the in-process driver is one per JVM.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+PROJECT_DIR = Path(__file__).resolve().parents[2]
+DBT = Path(sys.executable).with_name("dbt")
+
+
+class DbtFailed(RuntimeError):
+    pass
+
+
+@dataclass
+class DbtRun:
+    command: list[str]
+    returncode: int
+    output: str
+    seconds: float
+
+    def tail(self, lines: int = 60) -> str:
+        return "\n".join(self.output.splitlines()[-lines:])
+
+
+def profiles_dir(folder: Path) -> Path:
+    """A profiles folder made from profiles.example.yml, as a user would make one."""
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(PROJECT_DIR / "profiles.example.yml", folder / "profiles.yml")
+    return folder
+
+
+def run_dbt_subprocess(
+    args: list[str],
+    *,
+    target: str,
+    work_dir: Path,
+    project_dir: Path = PROJECT_DIR,
+    dbt_vars: Mapping[str, object] | None = None,
+    env: Mapping[str, str] | None = None,
+    check: bool = True,
+    timeout: float = 900,
+) -> DbtRun:
+    """`dbt <args> --target <target>`, its profiles, target and log paths under `work_dir`;
+    the output is also written to work_dir/dbt-<command>-<target>.out."""
+    work_dir.mkdir(parents=True, exist_ok=True)
+    command = [
+        str(DBT), *args,
+        "--target", target,
+        "--project-dir", str(project_dir),
+        "--profiles-dir", str(profiles_dir(work_dir / "profiles")),
+        "--target-path", str(work_dir / "dbt"),
+        "--log-path", str(work_dir / "logs"),
+    ]
+    if dbt_vars:
+        command += ["--vars", json.dumps(dict(dbt_vars))]
+    full_env = {**os.environ, "SYNC_LOGS_TARGET": target, **(env or {})}
+    started = time.monotonic()
+    try:
+        done = subprocess.run(
+            command, env=full_env, cwd=work_dir, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, text=True, timeout=timeout,
+        )
+        output, returncode = done.stdout, done.returncode
+    except subprocess.TimeoutExpired as error:
+        output = error.stdout.decode() if isinstance(error.stdout, bytes) else error.stdout or ""
+        output += f"\n(timed out after {timeout:.0f}s)"
+        returncode = -1
+    run = DbtRun(command, returncode, output, time.monotonic() - started)
+    (work_dir / f"dbt-{args[0]}-{target}.out").write_text(output)
+    if check and returncode != 0:
+        raise DbtFailed(
+            f"`dbt {' '.join(args)} --target {target}` exited {returncode} after "
+            f"{run.seconds:.0f}s:\n{run.tail()}"
+        )
+    return run

@@ -1,0 +1,32 @@
+"""Services the beyond-one-machine tests start for themselves and always stop. They FAIL (never
+skip) when a service cannot start, quoting its log."""
+
+from __future__ import annotations
+
+import pytest
+
+from sync_logs.services import ServiceError, SparkCluster, ThriftServer
+
+
+@pytest.fixture(scope="module")
+def spark_cluster(tmp_path_factory):
+    """A standalone master and two workers (1 core, 1 GiB each) on free loopback ports."""
+    cluster = SparkCluster.with_free_ports(tmp_path_factory.mktemp("spark_cluster"), workers=2)
+    try:
+        cluster.start()
+    except ServiceError as error:
+        pytest.fail(f"could not start the Spark standalone cluster: {error}")
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture(scope="module")
+def thrift_server(tmp_path_factory):
+    """A Spark Thrift server on a free loopback port, warehouse and metastore in its own folder."""
+    server = ThriftServer.with_free_ports(tmp_path_factory.mktemp("thrift_server"))
+    try:
+        server.start()
+    except ServiceError as error:
+        pytest.fail(f"could not start the Spark Thrift server: {error}")
+    yield server
+    server.stop()
