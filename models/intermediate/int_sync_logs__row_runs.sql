@@ -1,0 +1,34 @@
+{#- One row per (sync, row, run) in which the row was planned: its last valid attempt in that
+    run. Invalid attempts (null or duplicated identifiers) are never applied, so they are left
+    out; rows without an identifier cannot be followed across runs. -#}
+
+with valid_attempts as (
+    select
+        log_id,
+        sync_id,
+        sync_run_id,
+        row_id,
+        op_type,
+        status,
+        failed_reason,
+        fields,
+        split_group,
+        payload_changed,
+        attempted_at,
+        run_started_at,
+        model_id,
+        model_name,
+        destination,
+        destination_id
+    from {{ ref('int_sync_logs__attempts') }}
+    where row_id is not null
+        and status <> 'invalid'
+)
+
+{{ sync_logs.first_per_partition(
+    'valid_attempts',
+    'sync_id, row_id, sync_run_id',
+    'attempted_at desc, log_id desc',
+    ['log_id', 'sync_id', 'sync_run_id', 'row_id', 'op_type', 'status', 'failed_reason', 'fields',
+     'split_group', 'payload_changed', 'attempted_at', 'run_started_at', 'model_id', 'model_name',
+     'destination', 'destination_id']) }}

@@ -1,0 +1,81 @@
+{#- When each row first reached its destination, when it was last updated or removed there,
+    and whether it is there now. -#}
+
+with row_runs as (
+    select
+        sync_id,
+        row_id,
+        sync_run_id,
+        run_started_at,
+        attempted_at,
+        op_type,
+        status
+    from {{ ref('int_sync_logs__row_runs') }}
+),
+
+transitions as (
+    select
+        sync_id,
+        row_id,
+        event_type,
+        event_at
+    from {{ ref('int_sync_logs__membership_transitions') }}
+),
+
+syncs as (
+    select
+        sync_id,
+        model_name,
+        destination
+    from {{ ref('int_sync_logs__syncs') }}
+),
+
+from_runs as (
+    select
+        sync_id,
+        row_id,
+        min(attempted_at) as first_planned_at,
+        max(case when status = 'succeeded' and op_type in ('added', 'changed') then attempted_at end) as last_updated_at,
+        max(case when status = 'succeeded' then attempted_at end) as last_succeeded_at,
+        count(distinct sync_run_id) as num_runs
+    from row_runs
+    group by sync_id, row_id
+),
+
+from_transitions as (
+    select
+        sync_id,
+        row_id,
+        min(case when event_type = 'entered' then event_at end) as first_added_at,
+        max(case when event_type = 'entered' then event_at end) as last_added_at,
+        max(case when event_type = 'exited' then event_at end) as last_removed_at,
+        count(case when event_type = 'entered' then 1 end) as num_times_added,
+        count(case when event_type = 'exited' then 1 end) as num_times_removed
+    from transitions
+    group by sync_id, row_id
+)
+
+select
+    from_runs.sync_id,
+    syncs.model_name,
+    syncs.destination,
+    from_runs.row_id,
+    from_runs.first_planned_at,
+    from_transitions.first_added_at,
+    from_runs.last_updated_at,
+    from_transitions.last_removed_at,
+    from_runs.last_succeeded_at,
+    coalesce(from_transitions.num_times_added, 0) as num_times_added,
+    coalesce(from_transitions.num_times_removed, 0) as num_times_removed,
+    from_runs.num_runs,
+    case
+        when coalesce(from_transitions.num_times_added, 0) > coalesce(from_transitions.num_times_removed, 0)
+            then true
+        else false
+    end as is_in_destination
+from from_runs
+left join from_transitions
+    on from_runs.sync_id = from_transitions.sync_id
+    and from_runs.row_id = from_transitions.row_id
+left join syncs
+    on from_runs.sync_id = syncs.sync_id

@@ -1,0 +1,215 @@
+{#- One row per record attempt, with the canonical `sync_changelog` columns in every mode.
+    Vendor modes derive what the vendor lacks with the rules of the canonical contract. -#}
+{%- set mode = sync_logs.source_mode() -%}
+{%- set string = dbt.type_string() -%}
+{%- set bigint = dbt.type_bigint() -%}
+{%- set timestamp = dbt.type_timestamp() -%}
+{%- set boolean = dbt.type_boolean() -%}
+
+{% if mode in ['package', 'tables'] %}
+
+select
+    cast(log_id as {{ string }}) as log_id,
+    cast(org_id as {{ bigint }}) as org_id,
+    cast(sync_id as {{ bigint }}) as sync_id,
+    cast(sync_run_id as {{ bigint }}) as sync_run_id,
+    cast(op_type as {{ string }}) as op_type,
+    cast(row_id as {{ string }}) as row_id,
+    cast(status as {{ string }}) as status,
+    cast(failed_reason as {{ string }}) as failed_reason,
+    cast(fields as {{ string }}) as fields,
+    cast(split_group as {{ string }}) as split_group,
+    cast(operation as {{ string }}) as operation,
+    cast(raw_status as {{ string }}) as raw_status,
+    cast(payload_changed as {{ boolean }}) as payload_changed,
+    cast(batch_started_at as {{ timestamp }}) as batch_started_at,
+    cast(batch_ended_at as {{ timestamp }}) as batch_ended_at,
+    cast(batch_file as {{ string }}) as batch_file,
+    cast(logged_at as {{ timestamp }}) as logged_at
+from {{ sync_logs.canonical_relation('sync_changelog') }}
+
+{% elif mode == 'hightouch' %}
+
+with runs as (
+    select
+        cast(sync_id as {{ bigint }}) as sync_id,
+        cast(sync_run_id as {{ bigint }}) as sync_run_id,
+        cast(started_at as {{ timestamp }}) as started_at,
+        cast(finished_at as {{ timestamp }}) as finished_at
+    from {{ source('sync_logs_hightouch', 'sync_runs') }}
+),
+
+changelog as (
+    select
+        cast(sync_id as {{ bigint }}) as sync_id,
+        cast(sync_run_id as {{ bigint }}) as sync_run_id,
+        cast(op_type as {{ string }}) as op_type,
+        cast(row_id as {{ string }}) as row_id,
+        cast(status as {{ string }}) as status,
+        cast(failed_reason as {{ string }}) as failed_reason,
+        cast(fields as {{ string }}) as fields,
+        cast(split_group as {{ string }}) as split_group
+    from {{ source('sync_logs_hightouch', 'sync_changelog') }}
+),
+
+attempts as (
+    -- joined on the run's full key: joining on sync_id alone repeats every row once per run
+    select
+        changelog.sync_id,
+        changelog.sync_run_id,
+        changelog.op_type,
+        changelog.row_id,
+        changelog.status,
+        changelog.failed_reason,
+        changelog.fields,
+        changelog.split_group,
+        runs.started_at as run_started_at,
+        runs.finished_at as run_finished_at,
+        case when changelog.op_type = 'removed' then 'removed' else 'present' end as success_state
+    from changelog
+    left join runs
+        on changelog.sync_id = runs.sync_id
+        and changelog.sync_run_id = runs.sync_run_id
+),
+
+{{ sync_logs.previous_success_ctes('attempts') }}
+
+select
+    {{ dbt.hash(dbt.concat([
+        "cast(attempts.sync_id as " ~ string ~ ")", "'|'",
+        "cast(attempts.sync_run_id as " ~ string ~ ")", "'|'",
+        "coalesce(attempts.row_id, '<null>')", "'|'",
+        "coalesce(attempts.op_type, '')", "'|'",
+        "coalesce(attempts.status, '')", "'|'",
+        "coalesce(attempts.fields, '')"])) }} as log_id,
+    cast(null as {{ bigint }}) as org_id,
+    attempts.sync_id,
+    attempts.sync_run_id,
+    attempts.op_type,
+    attempts.row_id,
+    attempts.status,
+    attempts.failed_reason,
+    attempts.fields,
+    attempts.split_group,
+    cast(null as {{ string }}) as operation,
+    cast(null as {{ string }}) as raw_status,
+    case
+        when attempts.op_type = 'changed'
+            then {{ sync_logs.is_distinct_from('attempts.fields', 'previous.previous_fields') }}
+        when attempts.op_type is not null then true
+    end as payload_changed,
+    attempts.run_started_at as batch_started_at,
+    attempts.run_finished_at as batch_ended_at,
+    cast(null as {{ string }}) as batch_file,
+    cast(null as {{ timestamp }}) as logged_at
+from attempts
+left join sync_logs_previous_success as previous
+    on attempts.sync_id = previous.sync_id
+    and attempts.row_id = previous.row_id
+    and attempts.sync_run_id = previous.sync_run_id
+
+{% elif mode == 'census' %}
+
+with sync_log as (
+    select
+        cast(log_id as {{ string }}) as log_id,
+        cast(sync_id as {{ bigint }}) as sync_id,
+        cast(sync_run_id as {{ bigint }}) as sync_run_id,
+        cast(record_identifier as {{ string }}) as row_id,
+        cast(record_payload as {{ string }}) as fields,
+        cast(operation as {{ string }}) as operation,
+        cast(status as {{ string }}) as raw_status,
+        cast(status_message as {{ string }}) as status_message,
+        cast(batch_started_at as {{ timestamp }}) as batch_started_at,
+        cast(batch_completed_at as {{ timestamp }}) as batch_ended_at,
+        cast({{ var('sync_logs_census_logged_at_column', '_census_logged_at') }} as {{ timestamp }}) as logged_at
+    from {{ source('sync_logs_census', 'sync_log') }}
+),
+
+attempts as (
+    -- the status vocabulary of the canonical contract
+    select
+        log_id,
+        sync_id,
+        sync_run_id,
+        row_id,
+        fields,
+        operation,
+        raw_status,
+        batch_started_at,
+        batch_ended_at,
+        logged_at,
+        min(batch_started_at) over (partition by sync_id, sync_run_id) as run_started_at,
+        case
+            -- a record without an identifier cannot have been sent, whatever its status says
+            when row_id is null then 'invalid'
+            when raw_status = 'succeeded' then 'succeeded'
+            when raw_status = 'rejected' then 'failed'
+            when raw_status in ('NULL', 'DUPLICATE') then 'invalid'
+            when raw_status is null then 'aborted'
+            else lower(raw_status)
+        end as status,
+        case
+            when row_id is null or raw_status = 'NULL' then 'null identifier'
+            when raw_status = 'rejected' then status_message
+            when raw_status = 'DUPLICATE' then 'duplicate identifier'
+        end as failed_reason,
+        case when operation = 'delete' then 'removed' else 'present' end as success_state
+    from sync_log
+),
+
+{{ sync_logs.previous_success_ctes('attempts') }},
+
+typed as (
+    select
+        attempts.log_id,
+        attempts.sync_id,
+        attempts.sync_run_id,
+        case
+            when attempts.row_id is null then null
+            when attempts.operation = 'append' then 'added'
+            when attempts.operation = 'delete' then 'removed'
+            when previous.previous_state is null or previous.previous_state = 'removed' then 'added'
+            else 'changed'
+        end as op_type,
+        attempts.row_id,
+        attempts.status,
+        attempts.failed_reason,
+        attempts.fields,
+        previous.previous_fields,
+        attempts.operation,
+        attempts.raw_status,
+        attempts.batch_started_at,
+        attempts.batch_ended_at,
+        attempts.logged_at
+    from attempts
+    left join sync_logs_previous_success as previous
+        on attempts.sync_id = previous.sync_id
+        and attempts.row_id = previous.row_id
+        and attempts.sync_run_id = previous.sync_run_id
+)
+
+select
+    log_id,
+    cast(null as {{ bigint }}) as org_id,
+    sync_id,
+    sync_run_id,
+    op_type,
+    row_id,
+    status,
+    failed_reason,
+    fields,
+    cast(null as {{ string }}) as split_group,
+    operation,
+    raw_status,
+    case
+        when op_type = 'changed' then {{ sync_logs.is_distinct_from('fields', 'previous_fields') }}
+        when op_type is not null then true
+    end as payload_changed,
+    batch_started_at,
+    batch_ended_at,
+    cast(null as {{ string }}) as batch_file,
+    logged_at
+from typed
+
+{% endif %}
