@@ -1,6 +1,7 @@
 """The embedded SparkSession, configured as the `local` dbt target configures it."""
 
 import os
+import sys
 from pathlib import Path
 
 from pyspark.sql import SparkSession
@@ -32,5 +33,7 @@ def local_session(
         .config("spark.sql.ansi.enabled", "false")
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.ui.enabled", "false")
+        # Python workers (mapInArrow in the canonical models) need this interpreter's pyarrow.
+        .config("spark.pyspark.python", sys.executable)
         .getOrCreate()
     )
