@@ -19,8 +19,10 @@ $(DEPS_STAMP): pyproject.toml constraints.txt
 demo: $(DEPS_STAMP)
 	$(VENV)/bin/sync-logs demo
 
-# The whole test suite: pytest (Python models, generator, adapter) and dbt builds on embedded Spark.
+# The whole test suite: pytest (adapter, generator, Python models) and dbt builds on embedded Spark,
+# PostgreSQL (a throwaway server on 127.0.0.1, started here) and DuckDB.
 test: $(DEPS_STAMP)
+	bash tests/services/postgres.sh start
 	$(PY) -m pytest tests
 
 lint: $(DEPS_STAMP)
