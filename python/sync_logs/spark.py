@@ -16,6 +16,9 @@ def local_session(
 ) -> SparkSession:
     """A Hive-enabled local session whose tables and metastore both live in `warehouse`."""
     warehouse = (warehouse or warehouse_dir()).resolve()
+    # Python workers (mapInArrow in the canonical models) need this interpreter's pyarrow;
+    # PySpark reads the variable when the SparkContext starts.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     warehouse.mkdir(parents=True, exist_ok=True)
     return (
         SparkSession.builder.master("local[*]")
@@ -33,7 +36,5 @@ def local_session(
         .config("spark.sql.ansi.enabled", "false")
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.ui.enabled", "false")
-        # Python workers (mapInArrow in the canonical models) need this interpreter's pyarrow.
-        .config("spark.pyspark.python", sys.executable)
         .getOrCreate()
     )
