@@ -232,23 +232,23 @@ def plan_lake(syncs: int, runs_per_sync: int, records: int, seed: int, orgs: int
 
 
 def _plan_runs(rng: np.random.Generator, plans: list[SyncPlan], K: int, records: int) -> None:
-    # schedules: run k at first + k * interval, a little late
-    all_runs: list[tuple[float, int, int]] = []
+    # schedules: run k at first + k * interval, a little late; each run's metadata.json uses
+    # one timestamp style (all styles used, at random), which fixes the instant it denotes
+    keys = [(sp.index, k) for sp in plans for k in range(K)]
+    total = len(keys)
+    perm = rng.permutation(total)
+    style_of = {keys[p]: TIMESTAMP_STYLES[j % len(TIMESTAMP_STYLES)] for j, p in enumerate(perm)}
+    offsets = rng.choice(_OFFSETS_MIN, size=total)
     starts: dict[tuple[int, int], float] = {}
     for sp in plans:
         for k in range(K):
             jitter = rng.uniform(0, min(90.0, 0.05 * sp.interval_s))
-            t = round(sp.first_run_at + k * sp.interval_s + jitter, 3)
-            starts[(sp.index, k)] = t
-            all_runs.append((t, sp.index, k))
-    all_runs.sort()
-    total = len(all_runs)
+            t = sp.first_run_at + k * sp.interval_s + jitter
+            starts[(sp.index, k)] = round_for_style(t, style_of[(sp.index, k)])
+    # run ids increase with start time across the whole lake (one shared sequence)
+    order = sorted(keys, key=lambda key: (starts[key], key))
     run_ids = int(rng.integers(100_000, 900_000)) + np.cumsum(rng.integers(1, 40, total))
-    perm = rng.permutation(total)
-    style_of = {all_runs[p][1:]: TIMESTAMP_STYLES[j % len(TIMESTAMP_STYLES)]
-                for j, p in enumerate(perm)}
-    offsets = rng.choice(_OFFSETS_MIN, size=total)
-    rank = {key[1:]: (j, int(run_ids[j])) for j, key in enumerate(all_runs)}
+    rank = {key: (j, int(run_ids[j])) for j, key in enumerate(order)}
 
     # outcomes
     outcome: dict[tuple[int, int], str] = {}
@@ -269,6 +269,9 @@ def _plan_runs(rng: np.random.Generator, plans: list[SyncPlan], K: int, records:
         if need not in outcome.values() and len(candidates) > 1:
             key = candidates.pop(int(rng.integers(len(candidates))))
             outcome[key] = need
+
+    # the first failed run lost its destination credentials (later ones may too)
+    first_failed = min((key for key, o in outcome.items() if o == "failed"), default=None)
 
     # budgets: exact, via multinomial draws
     weights = rng.lognormal(0.0, 0.6, len(plans))
@@ -303,12 +306,13 @@ def _plan_runs(rng: np.random.Generator, plans: list[SyncPlan], K: int, records:
             writer = ("v1" if j < 0.15 * total else "v2" if j < 0.30 * total else
                       "v3" if j < 0.80 * total else "v4")
             style = style_of[(sp.index, k)]
-            started = round_for_style(starts[(sp.index, k)], style)
+            started = starts[(sp.index, k)]
             sp.runs.append(RunPlan(
                 sync_index=sp.index, index=k, run_id=run_id, started_at=started,
                 interval_s=sp.interval_s, outcome=o, budget=int(budgets[k]), writer=writer,
                 fields=shape_fields[k][0], schema_change=shape_fields[k][1],
-                error=_run_error(rng, sp, o), timestamp_style=style,
+                error=_run_error(rng, sp, o, auth=(sp.index, k) == first_failed),
+                timestamp_style=style,
                 offset_minutes=int(offsets[j]),
             ))
 
@@ -360,13 +364,14 @@ def _fields_by_run(sp: SyncPlan, K: int) -> list[tuple[tuple[PayloadField, ...],
     return out
 
 
-def _run_error(rng: np.random.Generator, sp: SyncPlan, outcome: str) -> str | None:
+def _run_error(rng: np.random.Generator, sp: SyncPlan, outcome: str,
+               auth: bool = False) -> str | None:
     dest = DESTINATIONS[sp.archetype.destination]
     if outcome == "failed_presend":
         table = "".join(c if c.isalnum() else "_" for c in sp.source_object.name).upper()
         return str(rng.choice(PRESEND_ERRORS)).format(table=table)
     if outcome == "failed":
-        if rng.random() < 0.5:
+        if rng.random() < 0.5 or auth:
             return dest.auth_error
         return str(rng.choice(MIDRUN_ERRORS)).format(destination=dest.name)
     if outcome == "cancelled":
@@ -505,7 +510,7 @@ def generate_lake(
                 bar.update(spec.stop - spec.start)
             style = rp.timestamp_style
             finished = None if result.finished_at is None else round_for_style(
-                result.finished_at, style)
+                result.finished_at, style, up=True)
             meta = _run_metadata(sp, rp, result.run_status, finished)
             doc = metadata_document(meta, rp.writer, style, rp.offset_minutes)
             n_bytes += write_json(doc, run_dir / "metadata.json")

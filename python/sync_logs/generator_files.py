@@ -12,6 +12,7 @@ Writer dialects, oldest first:
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, timezone
@@ -113,9 +114,12 @@ def write_parquet(table: pa.Table, path: Path) -> int:
 # --- timestamps ---------------------------------------------------------------------------------
 
 
-def round_for_style(epoch: float, style: str) -> float:
-    """The instant a timestamp written in `style` denotes (seconds styles drop milliseconds)."""
-    return float(int(epoch)) if style == "zulu_seconds" else round(epoch, 3)
+def round_for_style(epoch: float, style: str, up: bool = False) -> float:
+    """The instant a timestamp written in `style` denotes: whole seconds for the seconds style
+    (rounded up for end times, so a run never finishes before its last batch), else ms."""
+    if style == "zulu_seconds":
+        return float(math.ceil(epoch) if up else math.floor(epoch))
+    return round(epoch, 3)
 
 
 def format_timestamp(epoch: float, style: str, offset_minutes: int = 0) -> str:

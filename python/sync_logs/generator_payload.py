@@ -350,11 +350,13 @@ class _TemplateTable:
         self.invalid_email = add(destination.invalid_email)
         self.not_found = add(destination.not_found)
         self.duplicate = add(destination.duplicate)
+        self.auth = add(destination.auth_error)
         first_generic = len(texts)
         for text, _ in destination.rejections:
             add(text)
-        self.generic = np.arange(first_generic, len(texts))
-        weights = np.array([w for _, w in destination.rejections], dtype=float)
+        # ordinary rejections, plus single records throttled after the engine's own retries
+        self.generic = np.array([*range(first_generic, len(texts)), self.rate_limit])
+        weights = np.array([w for _, w in destination.rejections] + [0.6], dtype=float)
         self.generic_p = weights / weights.sum()
         prefix, kind, suffix = [], [], []
         for text in texts:

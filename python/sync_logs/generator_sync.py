@@ -333,8 +333,17 @@ class SyncSimulator:
         crash = None  # batches from this one on were planned but never attempted
         if plan.outcome in ("failed", "cancelled") and sendable:
             crash = sendable[int(rng.integers(1, len(sendable))) if len(sendable) > 1 else 0]
-            later = np.concatenate([bb["idx"] for bb in batches[crash:]])
-            status[later], code[later] = S_ABORT, -1
+            if plan.error == self.shape.destination.auth_error:
+                # credentials expired: this batch was attempted and came back 401, the rest
+                # of the run was abandoned
+                idx = batches[crash]["idx"]
+                status[idx], code[idx] = S_REJ, self.templates.auth
+                crash += 1
+            if crash < len(batches):
+                later = np.concatenate([bb["idx"] for bb in batches[crash:]])
+                status[later], code[later] = S_ABORT, -1
+            else:
+                crash = None
 
         # a re-delivered batch: the engine retried the largest batch, so its first rows were
         # sent again right after it (the reserve was taken from the budget above)
