@@ -6,7 +6,7 @@ Everything here is static data. Message templates hold at most one placeholder, 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 # --- destinations -------------------------------------------------------------------------------
 
@@ -324,7 +324,6 @@ class Archetype:
     interval_hours: tuple[float, ...]  # schedule candidates
     mirror_operation: bool = False  # file/Sheets destinations keep the `mirror` operation
     split_group: str | None = None
-    tags: tuple[str, ...] = field(default_factory=tuple)
 
 
 # The first six cover the six behaviours; the first nine cover every destination.

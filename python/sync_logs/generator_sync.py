@@ -247,7 +247,7 @@ class SyncSimulator:
 
     # --- statuses ------------------------------------------------------------------------------
 
-    def _statuses(self, rows: np.ndarray, op: np.ndarray, delete: np.ndarray):
+    def _statuses(self, rows: np.ndarray, delete: np.ndarray):
         rng, t, dest = self.rng, self.templates, self.shape.destination
         n = len(rows)
         status = np.full(n, S_OK, dtype=np.uint8)
@@ -285,16 +285,15 @@ class SyncSimulator:
             return self._empty(plan, finished)
 
         # budget for a re-delivered batch, taken before composing so the total stays exact
-        writer_numbers = plan.writer != "v1"
-        reserve = 0
-        if plan.redeliver and writer_numbers and plan.outcome in ("succeeded", "running"):
+        reserve = 0  # v1 writers name files without batch numbers: no second file of a type
+        if plan.redeliver and plan.writer != "v1" and plan.outcome in ("succeeded", "running"):
             reserve = min(self.batch_size, n // 5)
         sent, delete, joined, leavers, null_rows, dup_rows, dup_variant = self._compose(
             plan, n, reserve
         )
         op = self._op_code(delete)
         bt = self._batch_type(sent, delete)
-        status, code = self._statuses(sent, op, delete)
+        status, code = self._statuses(sent, delete)
 
         # arrange the sendable records by batch type, invalid ones first
         order = np.argsort(bt, kind="stable")
