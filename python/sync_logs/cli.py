@@ -10,6 +10,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from sync_logs.generator import DEFAULT_START, generate_lake
 
@@ -83,12 +84,34 @@ def _cmd_generate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_demo(subparsers) -> None:
+    p = subparsers.add_parser(
+        "demo",
+        help="generate a demo lake, dbt build everything on embedded Spark, print a summary",
+        description="Write a demo lake (unless it exists), run `dbt build` on the local target "
+        "in this process, and print runs, top errors and rows added/removed per sync.",
+    )
+    p.add_argument("--lake", default=None, help="lake root (default target/demo_lake)")
+    p.add_argument("--records", type=_non_negative, default=200_000,
+                   help="raw records of a newly generated lake (default 200000)")
+    p.add_argument("--seed", type=int, default=7, help="random seed (default 7)")
+    p.set_defaults(func=_cmd_demo)
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from sync_logs.demo import DEMO_LAKE, run_demo
+
+    run_demo(Path(args.lake) if args.lake else DEMO_LAKE, records=args.records, seed=args.seed)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sync-logs", description="Tools around the sync_logs dbt package."
     )
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_generate(subparsers)
+    _add_demo(subparsers)
     return parser
 
 

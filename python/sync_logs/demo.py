@@ -60,7 +60,7 @@ def summarise(spark, schema: str = SCHEMA) -> None:
 def run_demo(lake: Path = DEMO_LAKE, records: int = 200_000, seed: int = 7) -> None:
     started = time.monotonic()
     if not (lake / "sync_tracking_datasets").exists():
-        generate_lake(lake, syncs=8, runs_per_sync=12, records=records, seed=seed)
+        generate_lake(lake, syncs=8, runs_per_sync=12, records=records, seed=seed, progress=True)
     spark = local_session()
     run_dbt(["build"], dbt_vars={"raw_root": str(lake)})
     summarise(spark)
