@@ -1,0 +1,222 @@
+"""One row per record batch file of every loaded run: validity, row count, read schema.
+
+Incremental (insert_overwrite by sync_id, sync_run_id): a build inspects only the files of the
+runs it loads (`int_sync_logs__runs_to_load`) and replaces those runs' rows.
+
+Why Python here: Spark has no built-in that returns one parquet file's own schema, and its
+merged read cannot tell a column a file lacks from a column of nulls, nor survive a corrupt
+file without dropping it silently. So each file's bytes (`binaryFile`) go through a small
+`mapInArrow` function that opens the footer with pyarrow, checks the required columns and their
+types, decodes the known columns of every row group (a corrupt page fails here, not later in
+Spark's reader), and checks the optional `sync_configuration_id` / `sync_run_id` columns against
+the folder. Valid files are then read natively by Spark, grouped by this `read_schema`.
+"""
+
+from collections.abc import Iterator
+
+import pyarrow as pa
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+REQUIRED_COLUMNS = [
+    "identifier",
+    "record_payload",
+    "operation",
+    "status",
+    "status_message",
+    "batch_started_at",
+    "batch_ended_at",
+]
+ID_COLUMNS = {"sync_configuration_id": "expected_sync_id", "sync_run_id": "expected_sync_run_id"}
+KNOWN_COLUMNS = REQUIRED_COLUMNS + list(ID_COLUMNS)
+TIMESTAMP_COLUMNS = {"batch_started_at", "batch_ended_at"}
+
+INSPECTION_SCHEMA = (
+    "path string, num_rows bigint, read_schema string, extra_columns string, problem string"
+)
+
+
+def spark_type(field: pa.Field, physical: str) -> str | None:
+    """The Spark type that reads this parquet column natively, or None when Spark can't."""
+    t = field.type
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return "string"
+    if pa.types.is_binary(t) or pa.types.is_large_binary(t):
+        return "binary"
+    if pa.types.is_timestamp(t):
+        if physical == "INT96":
+            return "timestamp"
+        if t.unit == "ns":
+            return None  # Spark refuses TIMESTAMP(NANOS)
+        return "timestamp" if t.tz is not None else "timestamp_ntz"
+    if pa.types.is_date32(t):
+        return "date"
+    if pa.types.is_boolean(t):
+        return "boolean"
+    integer_types = {
+        pa.int8(): "tinyint",
+        pa.int16(): "smallint",
+        pa.int32(): "int",
+        pa.int64(): "bigint",
+        pa.uint8(): "smallint",
+        pa.uint16(): "int",
+        pa.uint32(): "bigint",
+    }
+    if t in integer_types:
+        return integer_types[t]
+    if pa.types.is_float32(t):
+        return "float"
+    if pa.types.is_float64(t):
+        return "double"
+    if pa.types.is_decimal(t):
+        return f"decimal({t.precision},{t.scale})"
+    return None
+
+
+def inspect_file(content: bytes, expected: dict[str, int | None]) -> tuple:
+    """(num_rows, read_schema, extra_columns, problem) of one parquet file's bytes."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    try:
+        parquet = pq.ParquetFile(pa.BufferReader(content))
+        schema = parquet.schema_arrow
+        physical = {
+            parquet.schema.column(i).name: parquet.schema.column(i).physical_type
+            for i in range(len(parquet.schema))
+        }
+    except Exception as error:  # noqa: BLE001 - any failure to open means corrupt/truncated
+        return None, None, None, f"corrupt or truncated parquet file ({error})"
+    names = schema.names
+    missing = [name for name in REQUIRED_COLUMNS if name not in names]
+    if missing:
+        return None, None, None, "missing required column(s): " + ", ".join(missing)
+    extra = sorted(name for name in names if name not in KNOWN_COLUMNS)
+    read_types: dict[str, str] = {}
+    for name in KNOWN_COLUMNS:
+        if name not in names:
+            continue
+        field = schema.field(name)
+        if pa.types.is_null(field.type):
+            continue  # a column of nulls only: read as absent
+        type_name = spark_type(field, physical.get(name, ""))
+        if type_name is None or (
+            name in TIMESTAMP_COLUMNS
+            and type_name not in ("timestamp", "timestamp_ntz", "string", "date")
+        ):
+            return None, None, None, f"column {name} has unsupported type {field.type}"
+        read_types[name] = type_name
+    present = list(read_types)
+    try:
+        for index in range(parquet.num_row_groups):
+            group = parquet.read_row_group(index, columns=present)
+            for name, expected_name in ID_COLUMNS.items():
+                want = expected.get(expected_name)
+                if name not in read_types or want is None:
+                    continue
+                values = group.column(name)
+                try:
+                    as_int = pc.cast(values, pa.int64())
+                except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                    return None, None, None, f"column {name} holds non-integer values"
+                differs = pc.sum(pc.cast(pc.not_equal(as_int, want), pa.int64())).as_py() or 0
+                if differs:
+                    found = pc.min_max(as_int).as_py()
+                    return (
+                        None,
+                        None,
+                        None,
+                        f"column {name} ({found['min']}..{found['max']}) contradicts the "
+                        f"folder's {want}",
+                    )
+    except Exception as error:  # noqa: BLE001 - a page that does not decode
+        return None, None, None, f"corrupt parquet data ({error})"
+    read_schema = ", ".join(f"`{name}` {read_types[name]}" for name in sorted(read_types))
+    return parquet.metadata.num_rows, read_schema, ", ".join(extra) or None, None
+
+
+def inspect_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """mapInArrow body: one output row per input file."""
+    for batch in batches:
+        columns = batch.to_pydict()
+        out: dict[str, list] = {
+            "path": [],
+            "num_rows": [],
+            "read_schema": [],
+            "extra_columns": [],
+            "problem": [],
+        }
+        for i, path in enumerate(columns["path"]):
+            expected = {name: columns[name][i] for name in ID_COLUMNS.values()}
+            num_rows, read_schema, extra, problem = inspect_file(columns["content"][i], expected)
+            out["path"].append(path)
+            out["num_rows"].append(num_rows)
+            out["read_schema"].append(read_schema)
+            out["extra_columns"].append(extra)
+            out["problem"].append(problem)
+        yield pa.RecordBatch.from_pydict(
+            out,
+            schema=pa.schema(
+                [
+                    ("path", pa.string()),
+                    ("num_rows", pa.int64()),
+                    ("read_schema", pa.string()),
+                    ("extra_columns", pa.string()),
+                    ("problem", pa.string()),
+                ]
+            ),
+        )
+
+
+def inspect_files(session: SparkSession, files: DataFrame) -> DataFrame:
+    """Inspection rows for `files` (path, expected_sync_id, expected_sync_run_id)."""
+    paths = [row["path"] for row in files.select("path").collect()]
+    if not paths:
+        return session.createDataFrame([], INSPECTION_SCHEMA)
+    contents = session.read.format("binaryFile").load(paths).select("path", "content")
+    return contents.join(F.broadcast(files), "path").mapInArrow(inspect_batches, INSPECTION_SCHEMA)
+
+
+def record_files(session: SparkSession, lake_files: DataFrame, runs: DataFrame) -> DataFrame:
+    batches = (
+        lake_files.filter((F.col("file_kind") == "record_batch") & F.col("problem").isNull())
+        .drop("problem")
+        .join(
+            runs.select("org_id", "sync_id", "sync_run_id", "manifest_version"),
+            ["org_id", "sync_id", "sync_run_id"],
+        )
+    )
+    expected = batches.select(
+        "path",
+        F.col("sync_id").alias("expected_sync_id"),
+        F.col("sync_run_id").alias("expected_sync_run_id"),
+    )
+    inspected = inspect_files(session, expected)
+    return batches.join(inspected, "path", "left").select(
+        "org_id",
+        "path",
+        "file_name",
+        "batch_type",
+        "batch_number",
+        "length",
+        "modification_time",
+        "num_rows",
+        "read_schema",
+        "extra_columns",
+        F.coalesce(
+            F.col("problem"), F.when(F.col("num_rows").isNull(), F.lit("file not read"))
+        ).alias("problem"),
+        F.coalesce(F.col("problem"), F.when(F.col("num_rows").isNull(), F.lit("x")))
+        .isNull()
+        .alias("is_loaded"),
+        "manifest_version",
+        F.current_timestamp().alias("inspected_at"),
+        "sync_id",
+        "sync_run_id",
+    )
+
+
+def model(dbt, session):
+    lake_files = dbt.ref("int_sync_logs__lake_files")
+    runs = dbt.ref("int_sync_logs__runs_to_load")
+    return record_files(session, lake_files, runs)

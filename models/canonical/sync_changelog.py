@@ -1,0 +1,331 @@
+"""sync_changelog: one row per record attempt, append-only history (see the yml for the rules).
+
+Incremental, insert_overwrite by (sync_id, sync_run_id): a build writes the partitions of the
+runs it loads and of the already-loaded runs whose `op_type` / `payload_changed` a late run
+changes, nothing else. For each sync touched by the build, the cutoff is the earliest
+(sync_run_started_at, sync_run_id) among its runs being loaded (and their previously loaded
+position, when a changed run folder is reloaded). Runs of the sync at or after the cutoff are
+recomputed from the changelog's own rows (no raw file is read again); the state before the
+cutoff (last succeeded attempt per row) comes from the sync's earlier changelog rows.
+"""
+
+from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import functions as F
+
+RUN = ["sync_id", "sync_run_id"]
+ROW = ["sync_id", "row_id"]
+KNOWN_STATUSES = ["succeeded", "rejected", "null", "duplicate"]
+
+CHANGELOG_COLUMNS = [
+    "log_id",
+    "org_id",
+    "op_type",
+    "row_id",
+    "status",
+    "failed_reason",
+    "fields",
+    "split_group",
+    "operation",
+    "raw_status",
+    "payload_changed",
+    "batch_started_at",
+    "batch_ended_at",
+    "batch_file",
+    "logged_at",
+    "sync_run_started_at",
+    "behavior",
+    "status_message",
+    "payload_problem",
+    "payload_hash",
+    "redelivery_count",
+    "batch_type",
+    "batch_number",
+    "batch_row_index",
+    "manifest_version",
+    "sync_id",
+    "sync_run_id",
+]
+
+
+def tagged(value: Column) -> Column:
+    """Unambiguous text for a nullable string: '~' for null, else '<length>:<value>'."""
+    return F.when(value.isNull(), F.lit("~")).otherwise(
+        F.concat(F.length(value).cast("string"), F.lit(":"), value)
+    )
+
+
+def log_id(
+    sync_id: Column,
+    run_id: Column,
+    identifier: Column,
+    payload: Column,
+    operation: Column,
+    raw_status: Column,
+) -> Column:
+    """Stable id of a record attempt: the fold key of re-deliveries, hashed."""
+    return F.sha2(
+        F.concat_ws(
+            "|",
+            sync_id.cast("string"),
+            run_id.cast("string"),
+            tagged(identifier),
+            tagged(payload),
+            tagged(operation),
+            tagged(raw_status),
+        ),
+        256,
+    )
+
+
+def normalised_status(raw_status: Column) -> Column:
+    return F.lower(F.trim(raw_status))
+
+
+def map_status(raw_status: Column, status_message: Column, run_error: Column) -> tuple:
+    """(status, failed_reason) per the vocabulary; unknown raw statuses count as failed."""
+    s = normalised_status(raw_status)
+    missing = raw_status.isNull() | (s == "")
+    status = (
+        F.when(missing, F.lit("aborted"))
+        .when(s == "succeeded", F.lit("succeeded"))
+        .when(s == "rejected", F.lit("failed"))
+        .when(s.isin("null", "duplicate"), F.lit("invalid"))
+        .otherwise(F.lit("failed"))
+    )
+    reason = (
+        F.when(missing, run_error)
+        .when(s == "succeeded", F.lit(None).cast("string"))
+        .when(s == "rejected", status_message)
+        .when(s == "null", F.lit("null identifier"))
+        .when(s == "duplicate", F.lit("duplicate identifier"))
+        .otherwise(F.coalesce(status_message, F.concat(F.lit("unknown status: "), raw_status)))
+    )
+    return status, reason
+
+
+def record_order() -> list[Column]:
+    """Order of records within a run: batch start (unknown last), batch type and number, row."""
+    return [
+        F.col("batch_started_at").isNull(),
+        F.col("batch_started_at"),
+        F.col("batch_type"),
+        F.col("batch_number"),
+        F.col("batch_row_index"),
+    ]
+
+
+def fold_redeliveries(records: DataFrame, runs: DataFrame) -> DataFrame:
+    """Raw records -> changelog rows (without op_type), exact re-deliveries folded."""
+    keyed = records.withColumnRenamed("row_index", "batch_row_index").withColumn(
+        "log_id",
+        log_id(
+            F.col("sync_id"),
+            F.col("sync_run_id"),
+            F.col("identifier"),
+            F.col("record_payload"),
+            F.col("operation"),
+            F.col("status"),
+        ),
+    )
+    kept = [
+        "org_id",
+        "identifier",
+        "record_payload",
+        "operation",
+        "status",
+        "status_message",
+        "batch_started_at",
+        "batch_ended_at",
+        "batch_file",
+        "batch_type",
+        "batch_number",
+        "batch_row_index",
+        "payload_problem",
+        "manifest_version",
+    ]
+    folded = keyed.groupBy(*RUN, "log_id").agg(
+        F.min_by(F.struct(*kept), F.struct(*record_order())).alias("first"),
+        (F.count(F.lit(1)) - 1).cast("int").alias("redelivery_count"),
+    )
+    run_info = runs.select(
+        *RUN,
+        "sync_run_started_at",
+        "behavior",
+        "split_group",
+        F.col("sync_run_error").alias("_run_error"),
+    )
+    rows = folded.select(*RUN, "log_id", "redelivery_count", "first.*").join(run_info, RUN)
+    status, reason = map_status(F.col("status"), F.col("status_message"), F.col("_run_error"))
+    return rows.select(
+        "log_id",
+        "org_id",
+        F.col("identifier").alias("row_id"),
+        status.alias("status"),
+        reason.alias("failed_reason"),
+        F.when(F.col("payload_problem").isNull(), F.col("record_payload")).alias("fields"),
+        "split_group",
+        "operation",
+        F.col("status").alias("raw_status"),
+        "batch_started_at",
+        "batch_ended_at",
+        "batch_file",
+        "sync_run_started_at",
+        "behavior",
+        "status_message",
+        "payload_problem",
+        F.sha2(tagged(F.col("record_payload")), 256).alias("payload_hash"),
+        "redelivery_count",
+        "batch_type",
+        "batch_number",
+        "batch_row_index",
+        "manifest_version",
+        *RUN,
+    )
+
+
+def base_op_type(row_id: Column, operation: Column, behavior: Column) -> Column:
+    """Rules 1 and 2 (they need no history); null when rules 3/4 decide."""
+    return (
+        F.when(row_id.isNull(), F.lit(None).cast("string"))
+        .when(
+            (F.lower(operation) == "append") | (F.lower(behavior) == "append"),
+            F.lit("added"),
+        )
+        .when(F.lower(operation) == "delete", F.lit("removed"))
+    )
+
+
+def run_key() -> Column:
+    return F.struct(F.col("sync_run_started_at"), F.col("sync_run_id"))
+
+
+def succeeded_states_before(history: DataFrame) -> DataFrame:
+    """Per (sync_id, row_id): the last succeeded attempt of `history` (removed or not, payload)."""
+    return (
+        history.filter((F.col("status") == "succeeded") & F.col("row_id").isNotNull())
+        .groupBy(*ROW)
+        .agg(
+            F.max_by(
+                F.struct(
+                    (F.col("op_type") == "removed").alias("is_removed"),
+                    F.col("payload_hash").alias("payload_hash"),
+                ),
+                F.struct(run_key(), *record_order()),
+            ).alias("state")
+        )
+    )
+
+
+def assign_op_types(work: DataFrame, prior: DataFrame) -> DataFrame:
+    """op_type and payload_changed of `work` (all rows of the runs at/after each cutoff).
+
+    `prior` holds, per (sync_id, row_id), the last succeeded state before the cutoff.
+    Rows only see states of strictly earlier runs (runs ordered by started_at, run id).
+    """
+    runs = work.select(*RUN, "sync_run_started_at").distinct()
+    runs = runs.withColumn(
+        "run_seq",
+        F.dense_rank().over(
+            Window.partitionBy("sync_id").orderBy("sync_run_started_at", "sync_run_id")
+        ),
+    )
+    work = (
+        work.drop("op_type", "payload_changed")
+        .join(runs.select(*RUN, "run_seq"), RUN)
+        .withColumn(
+            "_base_op", base_op_type(F.col("row_id"), F.col("operation"), F.col("behavior"))
+        )
+    )
+    run_states = (
+        work.filter((F.col("status") == "succeeded") & F.col("row_id").isNotNull())
+        .groupBy(*ROW, "run_seq")
+        .agg(
+            F.max_by(
+                F.struct(
+                    (F.col("_base_op") == "removed").alias("is_removed"),
+                    F.col("payload_hash").alias("payload_hash"),
+                ),
+                F.struct(*record_order()),
+            ).alias("state")
+        )
+    )
+    slots = (
+        work.filter(F.col("row_id").isNotNull())
+        .select(*ROW, "run_seq")
+        .distinct()
+        .join(run_states, [*ROW, "run_seq"], "full")
+        .unionByName(prior.select(*ROW, F.lit(0).alias("run_seq"), "state"))
+    )
+    earlier = (
+        Window.partitionBy(*ROW).orderBy("run_seq").rangeBetween(Window.unboundedPreceding, -1)
+    )
+    previous = slots.select(
+        *ROW, "run_seq", F.last("state", ignorenulls=True).over(earlier).alias("_prev")
+    )
+    joined = work.join(previous, [*ROW, "run_seq"], "left")
+    prev = F.col("_prev")
+    op_type = F.when(
+        F.col("row_id").isNotNull(),
+        F.coalesce(
+            F.col("_base_op"),
+            F.when(prev.isNull() | prev["is_removed"], F.lit("added")).otherwise(F.lit("changed")),
+        ),
+    )
+    payload_changed = (
+        F.when(F.col("op_type").isNull(), F.lit(None).cast("boolean"))
+        .when(F.col("op_type") == "added", F.lit(True))
+        .when(F.col("op_type") == "removed", F.lit(False))
+        .otherwise(prev["payload_hash"] != F.col("payload_hash"))
+    )
+    return (
+        joined.withColumn("op_type", op_type)
+        .withColumn("payload_changed", payload_changed)
+        .drop("_prev", "_base_op", "run_seq")
+    )
+
+
+def build_changelog(new_rows: DataFrame, existing: DataFrame | None, now: Column) -> DataFrame:
+    """Rows to write: the loaded runs' rows plus the recomputed rows of later loaded runs."""
+    if existing is None:
+        work = new_rows.withColumn("logged_at", now)
+        empty_prior = work.select(
+            *ROW, F.lit(None).cast("struct<is_removed:boolean,payload_hash:string>").alias("state")
+        ).limit(0)
+        return assign_op_types(work, empty_prior).select(*CHANGELOG_COLUMNS)
+
+    loaded = new_rows.select(*RUN, "sync_run_started_at").distinct()
+    reloaded_before = existing.join(loaded.select(*RUN), RUN, "left_semi").select(
+        *RUN, "sync_run_started_at"
+    )
+    cutoffs = (
+        loaded.unionByName(reloaded_before).groupBy("sync_id").agg(F.min(run_key()).alias("cutoff"))
+    )
+    positioned = existing.join(cutoffs, "sync_id").withColumn(
+        "_after", run_key() >= F.col("cutoff")
+    )
+    history = positioned.filter(~F.col("_after"))
+    affected = positioned.filter(F.col("_after")).join(loaded.select(*RUN), RUN, "left_anti")
+    previous_log = existing.join(loaded.select(*RUN), RUN, "left_semi").select(
+        *RUN, "log_id", F.col("logged_at").alias("_old_logged_at")
+    )
+    fresh = (
+        new_rows.join(previous_log, [*RUN, "log_id"], "left")
+        .withColumn("logged_at", F.coalesce(F.col("_old_logged_at"), now))
+        .drop("_old_logged_at")
+    )
+    work = fresh.unionByName(
+        affected.drop("cutoff", "_after", "op_type", "payload_changed"), allowMissingColumns=False
+    )
+    prior = succeeded_states_before(history)
+    return assign_op_types(work, prior).select(*CHANGELOG_COLUMNS)
+
+
+def model(dbt, session):
+    records = dbt.ref("int_sync_logs__records")
+    runs = dbt.ref("int_sync_logs__runs_to_load")
+    new_rows = fold_redeliveries(records, runs)
+    existing = None
+    if dbt.is_incremental:
+        touched = [row["sync_id"] for row in records.select("sync_id").distinct().collect()]
+        existing = session.table(str(dbt.this)).filter(F.col("sync_id").isin(touched))
+    return build_changelog(new_rows, existing, F.current_timestamp())
