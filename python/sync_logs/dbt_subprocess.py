@@ -52,18 +52,21 @@ def run_dbt_subprocess(
     env: Mapping[str, str] | None = None,
     check: bool = True,
     timeout: float = 900,
+    profiles: Path | None = None,
 ) -> DbtRun:
     """`dbt <args> --target <target>`, its profiles, target and log paths under `work_dir`;
-    the output is also written to work_dir/dbt-<command>-<target>.out."""
+    the output is also written to work_dir/dbt-<command>-<target>.out. `profiles`: a folder
+    holding profiles.yml to use instead of profiles.example.yml."""
     work_dir.mkdir(parents=True, exist_ok=True)
     command = [
         str(DBT), *args,
         "--target", target,
         "--project-dir", str(project_dir),
-        "--profiles-dir", str(profiles_dir(work_dir / "profiles")),
-        "--target-path", str(work_dir / "dbt"),
+        "--profiles-dir", str(profiles or profiles_dir(work_dir / "profiles")),
         "--log-path", str(work_dir / "logs"),
     ]
+    if args[0] != "deps":  # `dbt deps` has no --target-path
+        command += ["--target-path", str(work_dir / "dbt")]
     if dbt_vars:
         command += ["--vars", json.dumps(dict(dbt_vars))]
     full_env = {**os.environ, "SYNC_LOGS_TARGET": target, **(env or {})}

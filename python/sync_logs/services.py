@@ -435,6 +435,9 @@ class ThriftServer:
 
     def query(self, sql: str) -> list[tuple]:
         """Run one statement through the Thrift protocol (PyHive, as dbt-spark does)."""
+        return self.query_with_columns(sql)[1]
+
+    def query_with_columns(self, sql: str) -> tuple[list[str], list[tuple]]:
         if not port_open(self.port):
             raise OSError(f"nothing listens on {LOOPBACK}:{self.port} yet")
         from pyhive import hive
@@ -443,10 +446,10 @@ class ThriftServer:
         try:
             cursor = connection.cursor()
             cursor.execute(sql)
-            try:
-                return [tuple(row) for row in cursor.fetchall()]
-            except Exception:  # a statement without a result set
-                return []
+            if not cursor.description:  # a statement without a result set
+                return [], []
+            columns = [column[0].split(".")[-1] for column in cursor.description]
+            return columns, [tuple(row) for row in cursor.fetchall()]
         finally:
             connection.close()
 
