@@ -108,7 +108,6 @@ def build_runs(runs: DataFrame, changelog: DataFrame, record_files: DataFrame) -
 def model(dbt, session):
     # Built after the other canonical tables of a load: this table commits the load.
     dbt.ref("int_sync_logs__snapshot")
-    dbt.ref("sync_log")
     changelog = dbt.ref("sync_changelog")
     record_files = dbt.ref("int_sync_logs__record_files")
     runs = dbt.ref("int_sync_logs__run_manifest").filter(F.col("is_valid"))

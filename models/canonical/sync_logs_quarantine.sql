@@ -1,0 +1,134 @@
+{{ config(materialized='view') }}
+
+-- Every file or run folder not loaded, with its reason, and the warnings of loaded runs.
+-- severity = 'not_loaded': the item was not loaded; 'warning': loaded, with a warning.
+-- Built from the current listing (stray files, bad folder names, fact file problems), the run
+-- manifest (run folders not loaded, unknown metadata keys) and the persisted load tables
+-- (record files not loaded, record-level warnings counted in sync_runs), so problems found
+-- when a run was loaded stay reported after later builds.
+with items as (
+    select
+        'file' as item_type,
+        'not_loaded' as severity,
+        path,
+        org_id,
+        sync_id,
+        sync_run_id,
+        problem as reason,
+        cast(null as bigint) as record_count,
+        'lake_listing' as detected_by
+    from {{ ref('int_sync_logs__lake_files') }}
+    where problem is not null
+
+    union all
+
+    select
+        'run_folder' as item_type,
+        'not_loaded' as severity,
+        run_folder as path,
+        org_id,
+        sync_id,
+        sync_run_id,
+        invalid_reason as reason,
+        cast(null as bigint) as record_count,
+        'run_manifest' as detected_by
+    from {{ ref('int_sync_logs__run_manifest') }}
+    where not is_valid
+
+    union all
+
+    select
+        'run_folder' as item_type,
+        'warning' as severity,
+        concat(run_folder, '/metadata.json') as path,
+        org_id,
+        sync_id,
+        sync_run_id,
+        concat(
+            'metadata.json has unknown key(s), ignored: ', array_join(unknown_keys, ', ')
+        ) as reason,
+        cast(null as bigint) as record_count,
+        'run_manifest' as detected_by
+    from {{ ref('int_sync_logs__run_manifest') }}
+    where is_valid and size(unknown_keys) > 0
+
+    union all
+
+    select
+        'file' as item_type,
+        'not_loaded' as severity,
+        path,
+        org_id,
+        sync_id,
+        sync_run_id,
+        problem as reason,
+        cast(null as bigint) as record_count,
+        'record_file_load' as detected_by
+    from {{ ref('int_sync_logs__record_files') }}
+    where not is_loaded
+
+    union all
+
+    select
+        'records' as item_type,
+        'warning' as severity,
+        run_folder as path,
+        org_id,
+        sync_id,
+        sync_run_id,
+        concat(
+            cast(num_payload_errors as string),
+            ' record(s) whose record_payload is null, empty or not a JSON object:'
+            || ' loaded with fields = null'
+        ) as reason,
+        num_payload_errors as record_count,
+        'record_load' as detected_by
+    from {{ ref('sync_runs') }}
+    where num_payload_errors > 0
+
+    union all
+
+    select
+        'records' as item_type,
+        'warning' as severity,
+        run_folder as path,
+        org_id,
+        sync_id,
+        sync_run_id,
+        concat(
+            cast(num_unknown_status as string),
+            ' record(s) with an unknown raw status: loaded with status = ''failed'''
+        ) as reason,
+        num_unknown_status as record_count,
+        'record_load' as detected_by
+    from {{ ref('sync_runs') }}
+    where num_unknown_status > 0
+
+    union all
+
+    select
+        'file' as item_type,
+        'not_loaded' as severity,
+        path,
+        org_id,
+        cast(null as bigint) as sync_id,
+        cast(null as bigint) as sync_run_id,
+        problem as reason,
+        cast(null as bigint) as record_count,
+        'fact_file_load' as detected_by
+    from {{ ref('int_sync_logs__facts') }}
+    where row_kind = 'file_problem'
+)
+
+select
+    sha2(concat_ws('|', item_type, severity, path, reason), 256) as quarantine_id,
+    item_type,
+    severity,
+    path,
+    org_id,
+    sync_id,
+    sync_run_id,
+    reason,
+    record_count,
+    detected_by
+from items
