@@ -3,15 +3,29 @@ skip) when a service cannot start, quoting its log."""
 
 from __future__ import annotations
 
+import atexit
+import signal
+
 import pytest
 
 from sync_logs.services import ServiceError, SparkCluster, ThriftServer
 
 
+def _stop_on_sigterm() -> None:
+    """SIGTERM (a CI timeout, `kill`) unwinds pytest, so fixture finalizers stop the services."""
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        def interrupt(*_):
+            raise KeyboardInterrupt("SIGTERM")
+
+        signal.signal(signal.SIGTERM, interrupt)
+
+
 @pytest.fixture(scope="module")
 def spark_cluster(tmp_path_factory):
     """A standalone master and two workers (1 core, 1 GiB each) on free loopback ports."""
+    _stop_on_sigterm()
     cluster = SparkCluster.with_free_ports(tmp_path_factory.mktemp("spark_cluster"), workers=2)
+    atexit.register(cluster.stop)  # also when the session ends abnormally
     try:
         cluster.start()
     except ServiceError as error:
@@ -23,7 +37,9 @@ def spark_cluster(tmp_path_factory):
 @pytest.fixture(scope="module")
 def thrift_server(tmp_path_factory):
     """A Spark Thrift server on a free loopback port, warehouse and metastore in its own folder."""
+    _stop_on_sigterm()
     server = ThriftServer.with_free_ports(tmp_path_factory.mktemp("thrift_server"))
+    atexit.register(server.stop)
     try:
         server.start()
     except ServiceError as error:
