@@ -131,7 +131,7 @@ class Build:
 
     def build(self) -> "Build":
         install_package()
-        self.dbt("seed")
+        self.dbt("seed", "--select", f"tag:fixture_{self.source}", "package:sync_logs")
         self.dbt("build", "--exclude", "resource_type:seed")
         return self
 

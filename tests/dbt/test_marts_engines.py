@@ -165,3 +165,24 @@ def test_row_operations_and_lifecycle(builds):
         (202, "c2", "2026-10-03 07:01:00", "2026-10-03 07:01:00", None, True),
         (202, "c3", "2026-10-02 07:01:00", "2026-10-02 07:01:00", "2026-10-03 07:01:00", False),
     ])
+
+
+@pytest.mark.parametrize("engine", ["postgres", "duckdb", "spark"])
+def test_members_at_macro(builds, engine):
+    noon_oct_3 = builds[engine].rows("members_on_oct_3")
+    assert pick(noon_oct_3, "sync_id", "row_id") == sorted([
+        # u1 left at 06:01 that morning, c3 at 07:01; c2 entered at 07:01
+        (101, "u2"), (101, "u3"), (101, "u4"), (202, "c1"), (202, "c2"),
+    ])
+    churn_oct_2 = builds[engine].rows("churn_risk_members_on_oct_2")
+    assert pick(churn_oct_2, "model_name", "row_id") == [("Churn risk", "c1"), ("Churn risk", "c3")]
+
+
+@pytest.mark.parametrize("engine", ["postgres", "duckdb", "spark"])
+def test_exclude_failed_rows_macro(builds, engine):
+    # latest attempt in sync 101 failed: u4 (removal) and u7 (add); u8 was never synced
+    assert pick(builds[engine].rows("users_not_failing"), "user_id") == [
+        ("u1",), ("u2",), ("u3",), ("u5",), ("u6",), ("u8",)]
+    # u2 failed once before succeeding
+    assert pick(builds[engine].rows("users_never_failed"), "user_id") == [
+        ("u1",), ("u3",), ("u5",), ("u6",), ("u8",)]

@@ -105,7 +105,8 @@ def fmt(value):
 
 
 def write(name, header, rows):
-    with open(SEEDS / f"{name}.csv", "w", newline="") as handle:
+    folder = SEEDS / name.split("_")[0].replace("fixture", "tables")
+    with open(folder / f"{name}.csv", "w", newline="") as handle:
         writer = csv.writer(handle, lineterminator="\n")
         writer.writerow(header)
         for row in rows:
