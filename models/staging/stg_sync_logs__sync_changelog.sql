@@ -151,8 +151,10 @@ attempts as (
         end as status,
         case
             when row_id is null or raw_status = 'NULL' then 'null identifier'
-            when raw_status = 'rejected' then status_message
             when raw_status = 'DUPLICATE' then 'duplicate identifier'
+            when raw_status = 'succeeded' then null
+            -- the destination's message, or why a never-attempted record was not sent
+            else status_message
         end as failed_reason,
         case when operation = 'delete' then 'removed' else 'present' end as success_state
     from sync_log

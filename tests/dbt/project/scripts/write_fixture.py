@@ -201,7 +201,7 @@ def main():
            "source_object_id"],
           [(r["log_id"], r["sync_id"], r["run"], r["row_id"], r["fields"],
             r["sent"], r["ended"], r["operation"], r["raw"],
-            r["reason"] if r["raw"] == "rejected" else None, r["logged"],
+            r["reason"] if r["status"] in ("failed", "aborted") else None, r["logged"],
             SYNCS[r["sync_id"]][4], SYNCS[r["sync_id"]][5], 5, SYNCS[r["sync_id"]][2])
            for r in records])
     write("census_source_objects", ["id", "type", "name", "model_id", "business_object_id",
