@@ -1,0 +1,54 @@
+"""The consumer project (tests/consumer_project): install, build, read back."""
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from dbt.cli.main import dbtRunner
+
+from sync_logs.dbt_invoke import run_dbt
+from sync_logs.generator import GenerateSummary
+
+CONSUMER = Path(__file__).resolve().parents[1] / "consumer_project"
+REPO = Path(__file__).resolve().parents[2]
+
+# The consumer's overrides, as its dbt_project.yml writes them.
+SCHEMA = "consumer"
+PACKAGE_SCHEMA = f"{SCHEMA}_sync_logs_obs"
+
+
+def install_package() -> None:
+    """`dbt deps` in the consumer project: links this checkout in as dbt_packages/sync_logs."""
+    result = dbtRunner().invoke(["deps", "--project-dir", str(CONSUMER)])
+    if not result.success:
+        raise RuntimeError(f"dbt deps failed: {result.exception}")
+
+
+@dataclass
+class ConsumerBuild:
+    lake: GenerateSummary
+    work: Path
+    spark: object
+
+    @property
+    def artifacts(self) -> Path:
+        return self.work / "dbt"
+
+    def dbt(self, *args: str, **kwargs):
+        return run_dbt(
+            list(args),
+            project_dir=CONSUMER,
+            target_dir=self.work,
+            dbt_vars={"raw_root": str(self.lake.out_dir), **kwargs.pop("dbt_vars", {})},
+            env={"SYNC_LOGS_SCHEMA": SCHEMA},
+            **kwargs,
+        )
+
+    def manifest(self) -> dict:
+        return json.loads((self.artifacts / "manifest.json").read_text())
+
+    def catalog(self) -> dict:
+        return json.loads((self.artifacts / "catalog.json").read_text())
+
+    def rows(self, sql: str) -> list[dict]:
+        return [row.asDict() for row in self.spark.sql(sql).collect()]
