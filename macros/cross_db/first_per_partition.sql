@@ -19,6 +19,7 @@
 {% macro sync_logs_qualify_first_per_partition(relation, partition_by, order_by, columns) -%}
     select {{ columns | join(', ') }}
     from {{ relation }}
+    where true  {#- BigQuery accepts qualify only after a where, group by or having #}
     qualify row_number() over (partition by {{ partition_by }} order by {{ order_by }}) = 1
 {%- endmacro %}
 

@@ -47,9 +47,10 @@ changelog as (
         cast(row_id as {{ string }}) as row_id,
         cast(status as {{ string }}) as status,
         cast(failed_reason as {{ string }}) as failed_reason,
-        cast(fields as {{ string }}) as fields,
-        cast(split_group as {{ string }}) as split_group
-    from {{ source('sync_logs_hightouch', 'sync_changelog') }}
+        {%- set hightouch_changelog = source('sync_logs_hightouch', 'sync_changelog') %}
+        cast({{ sync_logs.column_or_null(hightouch_changelog, 'fields', string) }} as {{ string }}) as fields,
+        cast({{ sync_logs.column_or_null(hightouch_changelog, 'split_group', string) }} as {{ string }}) as split_group
+    from {{ hightouch_changelog }}
 ),
 
 attempts as (

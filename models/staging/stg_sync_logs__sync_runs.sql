@@ -29,7 +29,7 @@ select
     cast(finished_at as {{ timestamp }}) as finished_at,
 {%- if mode == 'hightouch' %}
     cast(null as {{ string }}) as behavior,
-    cast(null as {{ string }}) as split_group,
+    cast({{ sync_logs.column_or_null(source('sync_logs_hightouch', 'sync_runs'), 'split_group', string) }} as {{ string }}) as split_group,
     cast(null as {{ bigint }}) as source_id,
     cast(null as {{ bigint }}) as source_object_id,
     cast(null as {{ bigint }}) as destination_id,

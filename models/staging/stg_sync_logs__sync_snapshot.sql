@@ -79,9 +79,10 @@ latest_run as (
         cast(row_id as {{ string }}) as row_id,
         cast(status as {{ string }}) as status,
         cast(failed_reason as {{ string }}) as failed_reason,
-        cast(fields as {{ string }}) as fields,
-        cast(split_group as {{ string }}) as split_group
-    from {{ source('sync_logs_hightouch', 'sync_snapshot') }}
+        {%- set hightouch_snapshot = source('sync_logs_hightouch', 'sync_snapshot') %}
+        cast({{ sync_logs.column_or_null(hightouch_snapshot, 'fields', string) }} as {{ string }}) as fields,
+        cast({{ sync_logs.column_or_null(hightouch_snapshot, 'split_group', string) }} as {{ string }}) as split_group
+    from {{ hightouch_snapshot }}
 )
 
 select

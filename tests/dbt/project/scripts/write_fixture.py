@@ -179,12 +179,12 @@ def main():
     write("fixture_destinations", ["id", "type", "name"], DESTINATIONS)
     write("fixture_destination_objects", ["id", "type", "name"], DESTINATION_OBJECTS)
 
-    # Hightouch: the documented columns only (no log id, no batch times, fewer run columns).
+    # Hightouch: the documented columns only (no log id, no batch times, fewer run columns);
+    # its changelog has no split_group (Hightouch creates it only for syncs with splits).
     write("hightouch_sync_changelog",
-          ["sync_id", "sync_run_id", "op_type", "row_id", "status", "failed_reason", "fields",
-           "split_group"],
-          [(r["sync_id"], r["run"], r["op"], r["row_id"], r["status"], r["reason"], r["fields"],
-            None) for r in records])
+          ["sync_id", "sync_run_id", "op_type", "row_id", "status", "failed_reason", "fields"],
+          [(r["sync_id"], r["run"], r["op"], r["row_id"], r["status"], r["reason"], r["fields"])
+           for r in records])
     write("hightouch_sync_snapshot",
           ["sync_id", "op_type", "row_id", "status", "failed_reason", "fields", "split_group"],
           [(s[0], s[2], s[3], s[4], s[5], s[6], None) for s in snapshot])
