@@ -11,6 +11,20 @@ import pytest
 from sync_logs.services import ServiceError, SparkCluster, ThriftServer
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "beyond_one_machine: starts Spark services (cluster, Thrift server) or dbt-databricks; "
+        "select or deselect with -m",
+    )
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "tests/cluster/" in str(item.fspath).replace("\\", "/"):
+            item.add_marker(pytest.mark.beyond_one_machine)
+
+
 def _stop_on_sigterm() -> None:
     """SIGTERM (a CI timeout, `kill`) unwinds pytest, so fixture finalizers stop the services."""
     if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
