@@ -15,7 +15,7 @@
         from {{ ref('sync_logs', 'sync_logs__row_operations') }} as sync_logs_failed_rows
         where sync_logs_failed_rows.row_id = cast({{ row_id }} as {{ dbt.type_string() }})
         {%- if ever %}
-            and sync_logs_failed_rows.num_failed > 0
+            and sync_logs_failed_rows.has_failed
         {%- else %}
             and sync_logs_failed_rows.last_status = 'failed'
         {%- endif %}

@@ -38,7 +38,8 @@ counted as (
         count(case when op_type = 'removed' then 1 end) as num_removed,
         min(attempted_at) as first_attempted_at,
         max(case when status = 'succeeded' then attempted_at end) as last_succeeded_at,
-        max(case when status = 'failed' then attempted_at end) as last_failed_at
+        max(case when status = 'failed' then attempted_at end) as last_failed_at,
+        {{ sync_logs.boolean_or("status = 'failed'") }} as has_failed
     from attempts
     group by sync_id, row_id
 ),
@@ -69,7 +70,8 @@ select
     last_attempt.status as last_status,
     last_attempt.failed_reason as last_failed_reason,
     counted.last_succeeded_at,
-    counted.last_failed_at
+    counted.last_failed_at,
+    counted.has_failed
 from counted
 inner join last_attempt
     on counted.sync_id = last_attempt.sync_id
