@@ -5,7 +5,9 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
+from dbt.adapters.contracts.connection import Connection
 from dbt.adapters.spark.connections import SparkConnectionManager, SparkCredentials
+from pyspark import SparkContext
 
 ADAPTER_TYPE = "sparksession"
 
@@ -30,3 +32,12 @@ class SparkSessionCredentials(SparkCredentials):
 
 class SparkSessionConnectionManager(SparkConnectionManager):
     TYPE = ADAPTER_TYPE
+
+    @classmethod
+    def open(cls, connection: Connection) -> Connection:
+        connection = super().open(connection)
+        # Spark's WARN lines (one per dbt statement) would bury dbt's own output.
+        context = SparkContext._active_spark_context
+        if context is not None:
+            context.setLogLevel(os.environ.get("SYNC_LOGS_SPARK_LOG_LEVEL", "ERROR"))
+        return connection
