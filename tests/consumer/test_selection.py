@@ -87,6 +87,10 @@ def test_graph_selector_builds_a_mart_from_the_lake_up(ls):
 def test_vars_switch_groups_off(ls):
     assert ls("-s", "tag:sync_logs_marts", dbt_vars={"sync_logs_field_diffs_enabled": False}) == (
         MARTS - {"sync_logs__field_diffs"})
+    # Reading canonical tables loaded elsewhere: the Python models leave the build, though
+    # the package's dbt_project.yml is rendered without the installing project's vars.
+    assert ls("-s", "package:sync_logs", dbt_vars={"sync_logs_source": "tables"}) == (
+        STAGING | INTERMEDIATE | MARTS | SEEDS)
 
 
 def test_consumer_project_is_installed_from_this_checkout(consumer_deps):
