@@ -14,7 +14,6 @@ from pyspark.sql import functions as F
 
 RUN = ["sync_id", "sync_run_id"]
 ROW = ["sync_id", "row_id"]
-KNOWN_STATUSES = ["succeeded", "rejected", "null", "duplicate"]
 
 CHANGELOG_COLUMNS = [
     "log_id",
