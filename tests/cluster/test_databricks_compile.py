@@ -107,7 +107,7 @@ def test_parse_enables_every_model_on_databricks(compiled):
 def test_every_node_compiles_offline(compiled, catalog):
     nodes = compiled_nodes(compiled[catalog])
     all_nodes = {n["unique_id"] for n in compiled["manifest"]["nodes"].values()
-                 if n["resource_type"] in ("model", "test", "seed")}
+                 if n["resource_type"] in ("model", "test", "seed", "analysis")}
     assert set(nodes) == all_nodes
     for node in nodes.values():
         if node["resource_type"] != "seed":
