@@ -23,10 +23,14 @@ demo: $(DEPS_STAMP)
 # PostgreSQL (a throwaway server on 127.0.0.1, started here) and DuckDB.
 test: $(DEPS_STAMP)
 	bash tests/services/postgres.sh start
+	bash tests/services/chromium.sh
 	$(PY) -m pytest tests
 
+# Lint: ruff on Python; sqlfluff (dbt templater, embedded `local` target) on models, macros, analyses.
 lint: $(DEPS_STAMP)
 	$(VENV)/bin/ruff check python tests
+	$(PY) -c 'from pathlib import Path; from sync_logs.dbt_invoke import example_profiles_dir; example_profiles_dir(Path("target").resolve())'
+	$(VENV)/bin/sqlfluff lint models macros analyses
 
 clean:
 	rm -rf target logs dbt_packages
