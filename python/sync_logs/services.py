@@ -22,6 +22,7 @@ import urllib.request
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Self
 
 import pyspark
 
@@ -199,8 +200,31 @@ def default_state_dir(name: str) -> Path:
     return PROJECT_DIR / "target" / "services" / name
 
 
+class SavedService:
+    """A dataclass service whose state (ports, processes) lives in <state_dir>/state.json."""
+
+    state_dir: Path
+    processes: list[Process]
+
+    @property
+    def state_file(self) -> Path:
+        return self.state_dir / "state.json"
+
+    def save(self) -> None:
+        state = asdict(self)
+        state["state_dir"] = str(self.state_dir)
+        self.state_file.write_text(json.dumps(state, indent=2))
+
+    @classmethod
+    def load(cls, state_dir: Path) -> Self:
+        state = json.loads((state_dir / "state.json").read_text())
+        state["state_dir"] = Path(state["state_dir"])
+        state["processes"] = [Process(**p) for p in state["processes"]]
+        return cls(**state)
+
+
 @dataclass
-class SparkCluster:
+class SparkCluster(SavedService):
     """A standalone master and `workers` workers (each `worker_cores` cores, `worker_memory`)."""
 
     state_dir: Path
@@ -235,10 +259,6 @@ class SparkCluster:
 
     def worker_ui(self, index: int) -> str:
         return f"http://{LOOPBACK}:{self.worker_ui_ports[index]}"
-
-    @property
-    def state_file(self) -> Path:
-        return self.state_dir / "state.json"
 
     def master_status(self) -> dict:
         return get_json(f"{self.master_ui}/json/")
@@ -315,17 +335,6 @@ class SparkCluster:
         if self.state_file.exists():
             self.state_file.unlink()
 
-    def save(self) -> None:
-        state = asdict(self)
-        state["state_dir"] = str(self.state_dir)
-        self.state_file.write_text(json.dumps(state, indent=2))
-
-    @classmethod
-    def load(cls, state_dir: Path) -> SparkCluster:
-        state = json.loads((state_dir / "state.json").read_text())
-        state["state_dir"] = Path(state["state_dir"])
-        state["processes"] = [Process(**p) for p in state["processes"]]
-        return cls(**state)
 
     def driver_conf(self, event_log_dir: Path | None = None, ui_port: int | None = None,
                     executor_memory: str | None = None) -> dict[str, str]:
@@ -361,7 +370,7 @@ class SparkCluster:
 
 
 @dataclass
-class ThriftServer:
+class ThriftServer(SavedService):
     """HiveThriftServer2 on loopback, its warehouse and Derby metastore in `state_dir`."""
 
     state_dir: Path
@@ -374,10 +383,6 @@ class ThriftServer:
     @classmethod
     def with_free_ports(cls, state_dir: Path, **kwargs) -> ThriftServer:
         return cls(state_dir=state_dir, port=free_port(), ui_port=free_port(), **kwargs)
-
-    @property
-    def state_file(self) -> Path:
-        return self.state_dir / "state.json"
 
     @property
     def warehouse(self) -> Path:
@@ -459,17 +464,6 @@ class ThriftServer:
         if self.state_file.exists():
             self.state_file.unlink()
 
-    def save(self) -> None:
-        state = asdict(self)
-        state["state_dir"] = str(self.state_dir)
-        self.state_file.write_text(json.dumps(state, indent=2))
-
-    @classmethod
-    def load(cls, state_dir: Path) -> ThriftServer:
-        state = json.loads((state_dir / "state.json").read_text())
-        state["state_dir"] = Path(state["state_dir"])
-        state["processes"] = [Process(**p) for p in state["processes"]]
-        return cls(**state)
 
 
 def _launch_submit(role: str, main_class: str, env: dict[str, str], log: Path,
