@@ -105,6 +105,46 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_export_csv(subparsers) -> None:
+    p = subparsers.add_parser(
+        "export-csv",
+        help="write a sample of one run's rejected or invalid records to a CSV file",
+        description="Run the sync_logs analysis sync_logs_export_rejected_records with `dbt "
+        "show` (in this process, in the dbt project that installs sync_logs) and write its "
+        "rows, with a header, to --out. Works on every target the package supports.",
+    )
+    p.add_argument("--out", default="rejected_records.csv",
+                   help="CSV file to write (default rejected_records.csv)")
+    p.add_argument("--sync-run-id", type=_non_negative, default=None,
+                   help="the run (default: the latest run with rejected or invalid records)")
+    p.add_argument("--limit", type=_positive, default=None,
+                   help="at most this many records (default: var sync_logs_export_limit, 1000)")
+    p.add_argument("--project-dir", default=None, help="dbt project (default: dbt's)")
+    p.add_argument("--profiles-dir", default=None, help="dbt profiles folder (default: dbt's)")
+    p.add_argument("--target", default=None, help="dbt target (default: the profile's)")
+    p.add_argument("--target-path", default=None, help="dbt target path (default: dbt's)")
+    p.add_argument("--vars", default=None, help="dbt vars, YAML, as for dbt --vars")
+    p.set_defaults(func=_cmd_export_csv)
+
+
+def _cmd_export_csv(args: argparse.Namespace) -> int:
+    from sync_logs.export_csv import export_rejected_records
+
+    out = Path(args.out)
+    count = export_rejected_records(
+        out,
+        sync_run_id=args.sync_run_id,
+        limit=args.limit,
+        project_dir=args.project_dir,
+        profiles_dir=args.profiles_dir,
+        target=args.target,
+        target_path=args.target_path,
+        user_vars=args.vars,
+    )
+    print(f"wrote {count:,} records to {out}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sync-logs", description="Tools around the sync_logs dbt package."
@@ -112,6 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_generate(subparsers)
     _add_demo(subparsers)
+    _add_export_csv(subparsers)
     return parser
 
 
