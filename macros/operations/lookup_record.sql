@@ -44,9 +44,9 @@
     {%- set where = "row_id '" ~ row_id ~ "'" ~ ("" if sync_id is none else " in sync " ~ sync_id) -%}
     {%- set history = run_query(sync_logs.record_history(row_id, sync_id)) -%}
     {%- if history.rows | length == 0 -%}
-        {%- do print("no record with " ~ where ~ " in "
-            ~ ref('sync_logs', 'stg_sync_logs__sync_changelog')
-            ~ " (sync_logs_source: " ~ sync_logs.source_mode() ~ ")") -%}
+        {%- set changelog = ref('sync_logs', 'stg_sync_logs__sync_changelog') -%}
+        {%- do print("no record with " ~ where ~ " in " ~ changelog.schema ~ "."
+            ~ changelog.identifier ~ " (sync_logs_source: " ~ sync_logs.source_mode() ~ ")") -%}
         {{ return('') }}
     {%- endif -%}
 
