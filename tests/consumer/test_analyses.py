@@ -15,6 +15,7 @@ ANALYSES = {
     "hightouch_most_common_errors",
     "hightouch_audience_entries_and_exits",
     "hightouch_current_rows_in_all_models",
+    "sync_logs_export_rejected_records",
 }
 
 
@@ -108,3 +109,22 @@ def test_current_rows_in_all_models(results, lake):
     assert len(pairs) == len(set(pairs))
     assert {m for m, _ in pairs} <= {s["model_name"] for s in lake.manifest["syncs"]}
     assert all(user is not None for _, user in pairs)
+
+
+def test_export_of_rejected_records_takes_the_latest_run_that_has_them(results, lake):
+    # raw status to changelog status, per the output contract; never-attempted records are
+    # neither rejected nor invalid
+    status_of = {"rejected": "failed", "NULL": "invalid", "DUPLICATE": "invalid"}
+    runs = []
+    for run in lake.manifest["runs"]:
+        records = [r for r in lake_records(lake, run) if r["status"] in status_of]
+        if records:
+            runs.append((run["started_at"], run["sync_run_id"], records))
+    _, run_id, records = max(runs, key=lambda run: run[:2])
+    rows = results["sync_logs_export_rejected_records"]
+    assert {r["sync_run_id"] for r in rows} == {run_id}
+    assert len(records) < 1000  # the default limit leaves the whole run in
+    expected = {(None if r["identifier"] is None else str(r["identifier"]),
+                 status_of[r["status"]], r["status"]) for r in records}
+    assert {(r["row_id"], r["status"], r["raw_status"]) for r in rows} == expected
+    assert all(r["failed_reason"] for r in rows)
