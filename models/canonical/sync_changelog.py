@@ -36,6 +36,7 @@ CHANGELOG_COLUMNS = [
     "status_message",
     "payload_problem",
     "payload_hash",
+    "payload_truncated",
     "redelivery_count",
     "batch_type",
     "batch_number",
@@ -140,6 +141,7 @@ def fold_redeliveries(records: DataFrame, runs: DataFrame) -> DataFrame:
         "batch_number",
         "batch_row_index",
         "payload_problem",
+        "payload_truncated",
         "manifest_version",
     ]
     folded = keyed.groupBy(*RUN, "log_id").agg(
@@ -173,6 +175,7 @@ def fold_redeliveries(records: DataFrame, runs: DataFrame) -> DataFrame:
         "status_message",
         "payload_problem",
         F.sha2(tagged(F.col("record_payload")), 256).alias("payload_hash"),
+        "payload_truncated",
         "redelivery_count",
         "batch_type",
         "batch_number",

@@ -35,6 +35,7 @@ def run_counters(changelog: DataFrame) -> DataFrame:
         F.count(F.lit(1)).alias("num_changelog_rows"),
         F.sum("redelivery_count").alias("num_folded"),
         F.count(F.when(F.col("payload_problem").isNotNull(), 1)).alias("num_payload_errors"),
+        F.count(F.when(F.col("payload_truncated"), 1)).alias("num_payloads_truncated"),
         F.count(F.when(raw.isNotNull() & (raw != "") & ~raw.isin(*KNOWN_STATUSES), 1)).alias(
             "num_unknown_status"
         ),
@@ -92,6 +93,7 @@ def build_runs(runs: DataFrame, changelog: DataFrame, record_files: DataFrame) -
         counter("num_folded"),
         counter("num_changelog_rows"),
         counter("num_payload_errors"),
+        counter("num_payloads_truncated"),
         counter("num_unknown_status"),
         counter("num_files"),
         counter("num_quarantined_files"),

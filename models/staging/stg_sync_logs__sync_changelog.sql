@@ -5,8 +5,14 @@
 {%- set bigint = dbt.type_bigint() -%}
 {%- set timestamp = dbt.type_timestamp() -%}
 {%- set boolean = dbt.type_boolean() -%}
+{#- The payload rules (vars sync_logs_payload_*) apply where a payload is first read: here for
+    the SQL sources; in mode `package` the Python models applied them (protect_payload then
+    returns the column unchanged). payload_truncated recognises the truncation marker. -#}
+{%- set marker = "'{" ~ '"_sync_logs_truncated":true,' ~ "%'" -%}
 
 {% if mode in ['package', 'tables'] %}
+
+with changelog as (
 
 select
     cast(log_id as {{ string }}) as log_id,
@@ -17,7 +23,7 @@ select
     cast(row_id as {{ string }}) as row_id,
     cast(status as {{ string }}) as status,
     cast(failed_reason as {{ string }}) as failed_reason,
-    cast(fields as {{ string }}) as fields,
+    {{ sync_logs.protect_payload('cast(fields as ' ~ string ~ ')') }} as fields,
     cast(split_group as {{ string }}) as split_group,
     cast(operation as {{ string }}) as operation,
     cast(raw_status as {{ string }}) as raw_status,
@@ -27,6 +33,29 @@ select
     cast(batch_file as {{ string }}) as batch_file,
     cast(logged_at as {{ timestamp }}) as logged_at
 from {{ sync_logs.canonical_relation('sync_changelog') }}
+
+)
+
+select
+    log_id,
+    org_id,
+    sync_id,
+    sync_run_id,
+    op_type,
+    row_id,
+    status,
+    failed_reason,
+    fields,
+    split_group,
+    operation,
+    raw_status,
+    payload_changed,
+    batch_started_at,
+    batch_ended_at,
+    batch_file,
+    logged_at,
+    coalesce(fields like {{ marker }}, false) as payload_truncated
+from changelog
 
 {% elif mode == 'hightouch' %}
 
@@ -48,7 +77,8 @@ changelog as (
         cast(status as {{ string }}) as status,
         cast(failed_reason as {{ string }}) as failed_reason,
         {%- set hightouch_changelog = source('sync_logs_hightouch', 'sync_changelog') %}
-        cast({{ sync_logs.column_or_null(hightouch_changelog, 'fields', string) }} as {{ string }}) as fields,
+        {{ sync_logs.protect_payload(
+            'cast(' ~ sync_logs.column_or_null(hightouch_changelog, 'fields', string) ~ ' as ' ~ string ~ ')') }} as fields,
         cast({{ sync_logs.column_or_null(hightouch_changelog, 'split_group', string) }} as {{ string }}) as split_group
     from {{ hightouch_changelog }}
 ),
@@ -102,7 +132,8 @@ select
     attempts.run_started_at as batch_started_at,
     attempts.run_finished_at as batch_ended_at,
     cast(null as {{ string }}) as batch_file,
-    cast(null as {{ timestamp }}) as logged_at
+    cast(null as {{ timestamp }}) as logged_at,
+    coalesce(attempts.fields like {{ marker }}, false) as payload_truncated
 from attempts
 left join sync_logs_previous_success as previous
     on attempts.sync_id = previous.sync_id
@@ -117,7 +148,7 @@ with sync_log as (
         cast(sync_id as {{ bigint }}) as sync_id,
         cast(sync_run_id as {{ bigint }}) as sync_run_id,
         cast(record_identifier as {{ string }}) as row_id,
-        cast(record_payload as {{ string }}) as fields,
+        {{ sync_logs.protect_payload('cast(record_payload as ' ~ string ~ ')') }} as fields,
         cast(operation as {{ string }}) as operation,
         cast(status as {{ string }}) as raw_status,
         cast(status_message as {{ string }}) as status_message,
@@ -212,7 +243,8 @@ select
     batch_started_at,
     batch_ended_at,
     cast(null as {{ string }}) as batch_file,
-    logged_at
+    logged_at,
+    coalesce(fields like {{ marker }}, false) as payload_truncated
 from typed
 
 {% endif %}

@@ -15,7 +15,7 @@ select
     cast(row_id as {{ string }}) as row_id,
     cast(status as {{ string }}) as status,
     cast(failed_reason as {{ string }}) as failed_reason,
-    cast(fields as {{ string }}) as fields,
+    {{ sync_logs.protect_payload('cast(fields as ' ~ string ~ ')') }} as fields,
     cast(split_group as {{ string }}) as split_group,
     cast(last_attempted_at as {{ timestamp }}) as last_attempted_at,
     cast(last_succeeded_at as {{ timestamp }}) as last_succeeded_at,
@@ -80,7 +80,8 @@ latest_run as (
         cast(status as {{ string }}) as status,
         cast(failed_reason as {{ string }}) as failed_reason,
         {%- set hightouch_snapshot = source('sync_logs_hightouch', 'sync_snapshot') %}
-        cast({{ sync_logs.column_or_null(hightouch_snapshot, 'fields', string) }} as {{ string }}) as fields,
+        {{ sync_logs.protect_payload(
+            'cast(' ~ sync_logs.column_or_null(hightouch_snapshot, 'fields', string) ~ ' as ' ~ string ~ ')') }} as fields,
         cast({{ sync_logs.column_or_null(hightouch_snapshot, 'split_group', string) }} as {{ string }}) as split_group
     from {{ hightouch_snapshot }}
 )
