@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 DEPS_STAMP := $(VENV)/.deps-installed
 
-.PHONY: demo test lint venv clean
+.PHONY: demo test lint bench venv clean
 
 venv: $(DEPS_STAMP)
 
@@ -31,6 +31,13 @@ lint: $(DEPS_STAMP)
 	$(VENV)/bin/ruff check python tests
 	$(PY) -c 'from pathlib import Path; from sync_logs.dbt_invoke import example_profiles_dir; example_profiles_dir(Path("target").resolve())'
 	$(VENV)/bin/sqlfluff lint models macros analyses
+
+# Scale benchmark (issue #6): lakes of BENCH_RECORDS records; full and incremental builds and the
+# marts on embedded Spark against a plain DuckDB SQL reference. Writes bench/results/scale_<N>.json
+# and bench/results/scale.md. Long: run it on a quiet machine.
+BENCH_RECORDS ?= 1000000 3000000 10000000
+bench: $(DEPS_STAMP)
+	$(PY) bench/scale.py --records $(BENCH_RECORDS)
 
 clean:
 	rm -rf target logs dbt_packages

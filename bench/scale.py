@@ -1,0 +1,531 @@
+"""Scale benchmark (issue #6): the package's dbt models on the embedded `local` target at lake
+sizes of N records, against a plain DuckDB SQL reference over the same files.
+
+    .venv/bin/python bench/scale.py --records 1000000 3000000 10000000     # or: make bench
+
+For each N, in a fresh work folder (lake, warehouse, logs; removed afterwards unless --keep):
+  1. generate    `sync-logs generate` (--syncs 20 --runs-per-sync 30, no bad inputs): N records
+  2. (untimed)   `dbt seed` (the marts need the error categories seed)
+  3. full build  `dbt run --select tag:sync_logs_canonical` over the N records
+  4. reference   bench/duckdb_reference.py: changelog, snapshot and run counters of the lake in
+                 plain DuckDB SQL; then both sides are compared row for row
+  5. one new run of exactly --increment records lands in the busiest sync, as its newest run
+     (sync_logs.generator_increment.append_run)
+  6. incremental `dbt run --select tag:sync_logs_canonical` again; the reference recomputes the
+                 whole lake (what a user without the package does); compared again
+  7. marts       `dbt run --select tag:sync_logs_staging tag:sync_logs_intermediate
+                 tag:sync_logs_marts`
+  8. data tests  `dbt test --select tag:sync_logs_canonical` (skip with --no-tests)
+Every timed step is its own process, as a user runs it: wall time, records per second and the
+peak memory of its whole process tree (the dbt process, Spark's JVM, Python workers), sampled
+every 0.2 s: PSS summed (shared pages counted once) and RSS summed. Spark settings are the
+profile's `local` target as is (profiles.example.yml).
+
+Writes bench/results/scale_<N>.json per size and regenerates bench/results/scale.md from every
+scale_*.json there. Exits 1 when a step fails or the package's tables differ from the reference.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+import psutil
+
+from sync_logs.dbt_subprocess import DBT, PROJECT_DIR, run_dbt_subprocess
+from sync_logs.generator_increment import append_run
+
+BENCH_DIR = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH_DIR))
+from duckdb_reference import compare  # noqa: E402
+
+RESULTS = BENCH_DIR / "results"
+SCHEMA = "bench"
+GIB = 2**30
+CANONICAL = ["--select", "tag:sync_logs_canonical"]
+MARTS = ["--select", "tag:sync_logs_staging", "tag:sync_logs_intermediate", "tag:sync_logs_marts"]
+# The Spark settings of the `local` target are read back from the session dbt actually runs
+# (Spark substitutes ${name} in SQL text with the conf value), as are spark.master and the
+# driver's memory when the profile leaves them out.
+ALWAYS_READ = ["spark.master", "spark.driver.memory", "spark.sql.shuffle.partitions"]
+TARGETS_MD = """\
+Targets of issue #6: full build of 10M records at ≥ 100,000 records/s and ≤ 2× the DuckDB
+reference; the incremental build of one 100,000-record run over 10M records of history in
+< 30 s and ≤ 1.3× the same increment over 1M; peak memory (PSS of the process tree) < 6 GiB
+for every step of ours."""
+
+
+class TreeMemory:
+    """Peak memory of this process's descendants (not this process), sampled in a thread."""
+
+    def __init__(self, interval: float = 0.2):
+        self.interval = interval
+        self.peak_pss = self.peak_rss = 0
+        self.samples = 0
+        self.sample_seconds = 0.0
+        self.java_heap = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def sample(self) -> None:
+        started = time.perf_counter()
+        pss = rss = 0
+        for process in psutil.Process().children(recursive=True):
+            try:
+                info = process.memory_full_info()
+                pss += info.pss
+                rss += info.rss
+                if self.java_heap is None and process.name() == "java":
+                    self.java_heap = next(
+                        (a[4:] for a in process.cmdline() if a.startswith("-Xmx")), None
+                    )
+            except psutil.Error:
+                pass  # ended between listing and reading
+        self.peak_pss, self.peak_rss = max(self.peak_pss, pss), max(self.peak_rss, rss)
+        self.samples += 1
+        self.sample_seconds += time.perf_counter() - started
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            self.sample()
+
+    def __enter__(self) -> TreeMemory:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def slug(step: str) -> str:
+    return step.replace(" ", "_")
+
+
+def load_average() -> list[float]:
+    return [round(x, 2) for x in os.getloadavg()]
+
+
+def measure(step: str, records: int, run: Callable[[], object]) -> tuple[dict, object]:
+    """Time `run` (which runs one subprocess to completion) and sample its process tree."""
+    before = load_average()
+    with TreeMemory() as memory:
+        started = time.monotonic()
+        outcome = run()
+        wall = time.monotonic() - started
+    result = {
+        "step": step,
+        "wall_s": round(wall, 2),
+        "records": records,
+        "records_per_s": round(records / wall) if wall else None,
+        "peak_pss_bytes": memory.peak_pss,
+        "peak_rss_bytes": memory.peak_rss,
+        "memory_samples": memory.samples,
+        "mean_sample_ms": round(1000 * memory.sample_seconds / max(memory.samples, 1), 1),
+        "java_max_heap": memory.java_heap,
+        "load_average_before": before,
+        "load_average_after": load_average(),
+    }
+    print(f"  {step}: {wall:.1f}s, {result['records_per_s'] or 0:,} records/s, "
+          f"peak PSS {memory.peak_pss / GIB:.2f} GiB", flush=True)
+    return result, outcome
+
+
+def run_checked(command: list[str], log: Path, timeout: float, env: dict | None = None) -> str:
+    log.parent.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          timeout=timeout, env={**os.environ, **(env or {})})
+    log.write_text(done.stdout)
+    if done.returncode != 0:
+        tail = "\n".join(done.stdout.splitlines()[-40:])
+        raise RuntimeError(f"{' '.join(command)} exited {done.returncode}:\n{tail}")
+    return done.stdout
+
+
+def node_timings(work_dir: Path) -> dict:
+    """Per node of a dbt invocation (run_results.json): status and seconds, slowest first."""
+    path = work_dir / "dbt" / "run_results.json"
+    if not path.exists():
+        return {}
+    results = json.loads(path.read_text())
+    nodes = {}
+    for r in sorted(results["results"], key=lambda r: -r["execution_time"]):
+        phases = {}
+        for t in r.get("timing", []):
+            if t.get("started_at") and t.get("completed_at"):
+                seconds = (datetime.fromisoformat(t["completed_at"].replace("Z", "+00:00"))
+                           - datetime.fromisoformat(t["started_at"].replace("Z", "+00:00")))
+                phases[t["name"]] = round(seconds.total_seconds(), 2)
+        nodes[r["unique_id"]] = {"status": r["status"], "seconds": round(r["execution_time"], 2),
+                                 **{f"{k}_s": v for k, v in phases.items()}}
+    return {"elapsed_s": round(results.get("elapsed_time", 0), 2), "nodes": nodes}
+
+
+def profile_settings(project_dir: Path) -> list[str]:
+    """Names of the Spark settings the `local` target of profiles.example.yml sets."""
+    import yaml
+
+    profile = yaml.safe_load((project_dir / "profiles.example.yml").read_text())
+    local = profile["sync_logs"]["outputs"]["local"]
+    names = list(local.get("server_side_parameters", {}))
+    return names + [n for n in ALWAYS_READ if n not in names]
+
+
+def spark_settings(work: Path, project_dir: Path, dbt_vars: dict, env: dict,
+                   timeout: float) -> dict:
+    """The Spark settings of the session dbt runs, read back with `dbt show`."""
+    names = [n for n in profile_settings(project_dir) if n.startswith("spark.")]
+    columns = ", ".join(f"'${{{name}}}' as `{name}`" for name in names)
+    run = run_dbt_subprocess(["show", "--inline", f"select {columns}", "--output", "json"],
+                             target="local", work_dir=work / "spark_settings",
+                             project_dir=project_dir, dbt_vars=dbt_vars, env=env, check=False,
+                             timeout=timeout)
+    text = run.output
+    start = text.find('"show"')
+    try:
+        start = text.rindex("{", 0, start)
+        shown = json.JSONDecoder().raw_decode(text[start:])[0]["show"][0]
+    except (ValueError, KeyError, IndexError):
+        return {"error": "could not read the settings back", "output_tail": run.tail(10)}
+    # a conf that is not set comes back as the literal ${name}
+    return {name: (None if str(value).startswith("${") else value)
+            for name, value in shown.items()}
+
+
+def machine_facts(project_dir: Path, project_commit: str | None) -> dict:
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", "-C", str(project_dir), *args], capture_output=True,
+                              text=True)
+        return done.stdout.strip() if done.returncode == 0 else ""
+
+    import duckdb
+    import pyspark
+
+    return {
+        "cpus": os.cpu_count(),
+        "memory_bytes": psutil.virtual_memory().total,
+        "platform": platform.platform(),
+        "python": sys.version.split()[0],
+        "pyspark": pyspark.__version__,
+        "duckdb": duckdb.__version__,
+        "git_commit": project_commit or git("rev-parse", "HEAD") or None,
+        "git_dirty": bool(git("status", "--porcelain", "--untracked-files=no")),
+        "project_dir": str(project_dir),
+        "driver_memory_env": os.environ.get("SYNC_LOGS_DRIVER_MEMORY"),
+    }
+
+
+def bench_size(records: int, args: argparse.Namespace, settings: dict | None) -> dict:
+    work = (args.work / f"scale_{records}").resolve()
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    lake = work / "lake"
+    env = {"SYNC_LOGS_WAREHOUSE_DIR": str(work / "warehouse"), "SYNC_LOGS_SCHEMA": SCHEMA}
+    dbt_vars = {"raw_root": str(lake)}
+    shape = {"syncs": args.syncs, "runs_per_sync": args.runs_per_sync, "seed": args.seed}
+    result: dict = {
+        "records": records,
+        "increment_records": args.increment,
+        "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": machine_facts(args.project_dir, args.project_commit),
+        "lake_shape": {**shape, "bad_inputs": False},
+        "steps": [],
+        "dbt_nodes": {},
+        "checks": {},
+    }
+    print(f"== {records:,} records in {work}", flush=True)
+
+    def dbt(step: str, args_: list[str], step_records: int) -> dict:
+        def go():
+            return run_dbt_subprocess(args_, target="local", work_dir=work / slug(step),
+                                      project_dir=args.project_dir, dbt_vars=dbt_vars,
+                                      env=env, timeout=args.timeout)
+
+        measured, _ = measure(step, step_records, go)
+        result["steps"].append({**measured, "engine": "dbt-spark", "command": ["dbt", *args_]})
+        result["dbt_nodes"][step] = node_timings(work / slug(step))
+        return measured
+
+    def reference(step: str, out: Path, step_records: int) -> dict:
+        command = [sys.executable, str(BENCH_DIR / "duckdb_reference.py"), "--lake", str(lake),
+                   "--out", str(out)]
+        if args.duckdb_memory_limit:
+            command += ["--memory-limit", args.duckdb_memory_limit]
+        measured, output = measure(step, step_records, lambda: run_checked(
+            command, work / "logs" / f"{slug(step)}.out", args.timeout))
+        info = json.loads(output.strip().splitlines()[-1])
+        result["steps"].append({**measured, "engine": "duckdb", "command": command[1:],
+                                "duckdb_settings": info["settings"]})
+        return measured
+
+    def check(name: str, ref_dir: Path) -> None:
+        checked = compare(ref_dir, work / "warehouse" / f"{SCHEMA}.db")
+        result["checks"][name] = checked
+        for table, entry in checked.items():
+            state = "match" if entry["match"] else (
+                f"MISMATCH ({entry['only_ours']} rows only in ours, "
+                f"{entry['only_reference']} only in the reference)")
+            print(f"  check {name} {table}: {entry['ours_rows']:,} rows, {state}", flush=True)
+
+    measured, output = measure("generate", records, lambda: run_checked(
+        [str(Path(sys.executable).with_name("sync-logs")), "generate", "--out", str(lake),
+         "--syncs", str(args.syncs), "--runs-per-sync", str(args.runs_per_sync),
+         "--records", str(records), "--seed", str(args.seed), "--no-progress", "--json"],
+        work / "logs" / "generate.out", args.timeout))
+    result["lake"] = json.loads(output)
+    result["steps"].append({**measured, "engine": "generator"})
+
+    seed = run_dbt_subprocess(["seed"], target="local", work_dir=work / "seed",
+                              project_dir=args.project_dir, dbt_vars=dbt_vars, env=env,
+                              timeout=args.timeout)
+    result["setup"] = {"dbt_seed_s": round(seed.seconds, 1)}
+    if settings is None:
+        settings = spark_settings(work, args.project_dir, dbt_vars, env, args.timeout)
+    result["spark_settings"] = settings
+
+    full = dbt("full build", ["run", *CANONICAL], records)
+    ref_full = reference("reference full", work / "reference_full", records)
+    check("full", work / "reference_full")
+
+    started = time.monotonic()
+    increment = append_run(lake, args.increment, syncs=args.syncs,
+                           runs_per_sync=args.runs_per_sync, lake_records=records,
+                           seed=args.seed)
+    increment["seconds"] = round(time.monotonic() - started, 1)
+    increment.pop("files")
+    result["increment"] = increment
+
+    inc = dbt("incremental build", ["run", *CANONICAL], args.increment)
+    ref_inc = reference("reference incremental", work / "reference_incremental",
+                        args.increment)
+    check("incremental", work / "reference_incremental")
+    result["increment"]["op_types"] = increment_op_types(
+        work / "reference_incremental", increment["sync_id"], increment["sync_run_id"])
+
+    dbt("marts", ["run", *MARTS], records + args.increment)
+    if not args.no_tests:
+        dbt("data tests", ["test", *CANONICAL], records + args.increment)
+
+    result["ratios_to_duckdb"] = {
+        "full build": round(full["wall_s"] / ref_full["wall_s"], 2),
+        "incremental build": round(inc["wall_s"] / ref_inc["wall_s"], 2),
+    }
+    result["finished_at"] = datetime.now(UTC).isoformat(timespec="seconds")
+    if not args.keep:
+        shutil.rmtree(work, ignore_errors=True)
+    return result
+
+
+def increment_op_types(ref_dir: Path, sync_id: int, run_id: int) -> dict:
+    """op_type counts of the new run's changelog rows (from the reference)."""
+    import duckdb
+
+    path = str((ref_dir / "changelog.parquet").resolve()).replace("'", "''")
+    rows = duckdb.sql(
+        f"select coalesce(op_type, 'null'), count(*) from read_parquet('{path}') "
+        f"where sync_id = {int(sync_id)} and sync_run_id = {int(run_id)} group by all"
+    ).fetchall()
+    return dict(sorted(rows))
+
+
+# --- the markdown report ------------------------------------------------------------------------
+
+
+def _gib(value: int | None) -> str:
+    return "" if value is None else f"{value / GIB:.2f} GiB"
+
+
+def _size(records: int) -> str:
+    if records >= 1_000_000 and records % 1_000_000 == 0:
+        return f"{records // 1_000_000}M"
+    if records >= 1_000 and records % 1_000 == 0:
+        return f"{records // 1_000}k"
+    return f"{records:,}"
+
+
+def target_checks(results: dict[int, dict]) -> list[tuple[str, str]]:
+    def step(records: int, name: str) -> dict | None:
+        return next((s for s in results.get(records, {}).get("steps", [])
+                     if s["step"] == name), None)
+
+    def verdict(ok: bool) -> str:
+        return "met" if ok else "**not met**"
+
+    checks = []
+    full10 = step(10_000_000, "full build")
+    inc10, inc1 = step(10_000_000, "incremental build"), step(1_000_000, "incremental build")
+    ratios10 = results.get(10_000_000, {}).get("ratios_to_duckdb", {})
+    if full10:
+        rate = full10["records_per_s"]
+        checks.append(("full build 10M ≥ 100,000 records/s", f"{rate:,} records/s: "
+                       + verdict(rate >= 100_000)))
+        checks.append(("full build 10M ≤ 2× DuckDB", f"{ratios10['full build']}×: "
+                       + verdict(ratios10["full build"] <= 2)))
+    if inc10:
+        checks.append(("incremental 100k over 10M < 30 s", f"{inc10['wall_s']} s: "
+                       + verdict(inc10["wall_s"] < 30)))
+    if inc10 and inc1:
+        ratio = round(inc10["wall_s"] / inc1["wall_s"], 2)
+        checks.append(("incremental over 10M ≤ 1.3× over 1M", f"{ratio}×: "
+                       + verdict(ratio <= 1.3)))
+    ours = [(r, s) for r, res in sorted(results.items()) for s in res["steps"]
+            if s.get("engine") == "dbt-spark"]
+    if ours:
+        worst = max(ours, key=lambda rs: rs[1]["peak_pss_bytes"])
+        checks.append(("peak PSS < 6 GiB, every step of ours",
+                       f"highest {_gib(worst[1]['peak_pss_bytes'])} ({_size(worst[0])} "
+                       f"{worst[1]['step']}): " + verdict(worst[1]["peak_pss_bytes"] < 6 * GIB)))
+    return checks
+
+
+def write_markdown(results_dir: Path) -> Path:
+    results = {}
+    for path in results_dir.glob("scale_*.json"):
+        data = json.loads(path.read_text())
+        results[data["records"]] = data
+    lines = [
+        "# Scale benchmark",
+        "",
+        "Written by `bench/scale.py` (`make bench`) from the `scale_<N>.json` files next to this",
+        "one; see the script's docstring for the steps. Embedded Spark with the `local` target of",
+        "`profiles.example.yml` as is; the reference is `bench/duckdb_reference.sql`, plain DuckDB",
+        "SQL over the same parquet files and metadata.json, which recomputes everything on every",
+        "call (it has no incremental logic: that is what a user without this package runs).",
+        "",
+    ]
+    if results and max(results) < 1_000_000:
+        lines += ["**Development run on small lakes, not the issue's sizes (1M, 3M, 10M).**", ""]
+    lines += [
+        "| size | step | wall s | records/s | peak PSS | peak RSS | load avg 1 min before → after "
+        "| ours ÷ DuckDB |",
+        "| --- | --- | ---: | ---: | ---: | ---: | --- | ---: |",
+    ]
+    for records, data in sorted(results.items()):
+        ratios = data.get("ratios_to_duckdb", {})
+        for s in data["steps"]:
+            ratio = ratios.get(s["step"], "")
+            rate = f"{s['records_per_s']:,}" if s.get("records_per_s") else ""
+            lines.append(
+                f"| {_size(records)} | {s['step']} | {s['wall_s']} | {rate} | "
+                f"{_gib(s['peak_pss_bytes'])} | {_gib(s['peak_rss_bytes'])} | "
+                f"{s['load_average_before'][0]} → {s['load_average_after'][0]} | "
+                f"{f'{ratio}×' if ratio != '' else ''} |"
+            )
+    lines += ["", "## Targets", "", TARGETS_MD, ""]
+    checks = target_checks(results)
+    if checks:
+        lines += ["| target | result |", "| --- | --- |"]
+        lines += [f"| {name} | {value} |" for name, value in checks]
+    else:
+        lines.append("Not measured here: the targets are stated at 1M and 10M records.")
+    lines += ["", "## Checks against the reference", ""]
+    for records, data in sorted(results.items()):
+        for phase, tables in data.get("checks", {}).items():
+            parts = []
+            for table, entry in tables.items():
+                if entry["match"]:
+                    parts.append(f"{table} {entry['ours_rows']:,} rows equal")
+                else:
+                    parts.append(f"{table} **differs**: {entry['only_ours']:,} rows only ours, "
+                                 f"{entry['only_reference']:,} only the reference's")
+            lines.append(f"* {_size(records)} {phase}: " + "; ".join(parts))
+    lines += ["", "## The increment and the machine", ""]
+    for records, data in sorted(results.items()):
+        inc, m = data["increment"], data["machine"]
+        spark = data.get("spark_settings", {})
+        lines.append(
+            f"* {_size(records)}: lake of {data['lake']['runs']} runs, {data['lake']['files']:,} "
+            f"files, {data['lake']['bytes'] / 1e6:,.0f} MB; the new run "
+            f"{inc['sync_run_id']} of sync {inc['sync_id']} ({inc['behavior']}, "
+            f"{inc['earlier_records']:,} records in {inc['earlier_runs']} earlier runs): "
+            f"op_types {inc.get('op_types')}. Machine: {m['cpus']} cores, "
+            f"{m['memory_bytes'] / GIB:.0f} GiB, commit {(m['git_commit'] or '?')[:10]}"
+            f"{' (uncommitted changes)' if m['git_dirty'] else ''}; Spark "
+            f"{spark.get('spark.master')}, driver memory {spark.get('spark.driver.memory')}, "
+            f"shuffle partitions {spark.get('spark.sql.shuffle.partitions')}."
+        )
+    lines += [
+        "",
+        "## How to read it",
+        "",
+        "* Each step is its own process, started as a user starts it; its wall time includes",
+        "  starting Python, dbt's parse and Spark's JVM. records/s is the step's records (the",
+        "  lake for full builds, marts and tests; the new run for incremental steps) over wall",
+        "  time.",
+        "* Peak memory is sampled every 0.2 s over the step's whole process tree. RSS summed over",
+        "  processes counts a shared page once per process that maps it (Spark's Python workers",
+        "  are forked from one daemon and share most of their pages; the JVM and Python map the",
+        "  same libraries), so it overstates what the step takes from the machine. PSS divides",
+        "  each shared page among the processes sharing it: summed over the tree it is the",
+        "  memory the step actually occupies, and the target is checked on it.",
+        "* The load average before and after each step shows whether other work shared the",
+        "  machine (it has the cores listed above); read timings taken under load as rough.",
+        "* Per-node dbt timings (run_results.json) of every dbt step are in the JSON",
+        "  (`dbt_nodes`).",
+        "",
+    ]
+    out = results_dir / "scale.md"
+    out.write_text("\n".join(lines))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--records", type=int, nargs="+", default=[1_000_000, 3_000_000,
+                                                                   10_000_000])
+    parser.add_argument("--increment", type=int, default=100_000,
+                        help="records of the new run of the incremental step")
+    parser.add_argument("--syncs", type=int, default=20)
+    parser.add_argument("--runs-per-sync", type=int, default=30)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--work", type=Path, default=PROJECT_DIR / "target" / "bench_scale",
+                        help="work folder (lakes, warehouses, logs)")
+    parser.add_argument("--results", type=Path, default=RESULTS)
+    parser.add_argument("--project-dir", type=Path, default=PROJECT_DIR,
+                        help="the dbt project to time (e.g. a `git archive` of a commit)")
+    parser.add_argument("--project-commit", default=None,
+                        help="the commit --project-dir was exported from, for the results")
+    parser.add_argument("--no-tests", action="store_true", help="skip the data tests step")
+    parser.add_argument("--duckdb-memory-limit", default=None,
+                        help="DuckDB memory_limit for the reference (default: DuckDB's own)")
+    parser.add_argument("--timeout", type=float, default=4 * 3600, help="per step, seconds")
+    parser.add_argument("--keep", action="store_true", help="keep the work folders")
+    args = parser.parse_args(argv)
+    if not DBT.exists():
+        parser.error(f"{DBT} not found: run from the project's virtualenv")
+
+    args.results.mkdir(parents=True, exist_ok=True)
+    failed = False
+    settings = None
+    for records in args.records:
+        try:
+            result = bench_size(records, args, settings)
+        except Exception as error:  # noqa: BLE001 - report, and still write what was measured
+            print(f"{records:,} records: {error}", file=sys.stderr)
+            failed = True
+            continue
+        settings = result["spark_settings"]
+        path = args.results / f"scale_{records}.json"
+        path.write_text(json.dumps(result, indent=2) + "\n")
+        print(f"wrote {path}", flush=True)
+        if not all(t["match"] for c in result["checks"].values() for t in c.values()):
+            print(f"{records:,} records: the package's tables differ from the reference "
+                  f"(see {path})", file=sys.stderr)
+            failed = True
+    print(f"wrote {write_markdown(args.results)}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
