@@ -100,6 +100,7 @@ def reference_sql(lake: Path, out: Path) -> str:
 
 def connect(memory_limit: str | None = None, threads: int | None = None):
     con = duckdb.connect()
+    con.execute("set enable_progress_bar = false")
     if memory_limit:
         con.execute(f"set memory_limit = '{memory_limit}'")
     if threads:
@@ -136,6 +137,7 @@ def _table_source(folder: Path) -> str:
 def compare(reference_dir: Path, schema_dir: Path, samples: int = 5) -> dict:
     """Per table: row counts and rows only in ours / only in the reference (EXCEPT ALL)."""
     con = duckdb.connect()
+    con.execute("set enable_progress_bar = false")
     con.execute("set timezone = 'UTC'")
     result = {}
     for name, (table, where, columns) in TABLES.items():
