@@ -12,6 +12,7 @@ import datetime as dt
 import json
 import re
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,9 @@ from retention_expected import expected_doomed
 
 from sync_logs.dbt_invoke import run_dbt
 from sync_logs.generator import generate_lake
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import handmade_lake  # noqa: E402  (tests/ helper, imported by path like the other tests)
 
 SELECT = ["--select", "+sync_logs__current_members", "+sync_logs__row_lifecycle",
           "+sync_logs__membership_history", "+sync_logs__audience_events",
@@ -46,6 +50,24 @@ def ordered(rows: list[dict]) -> list[tuple]:
     return sorted((tuple(sorted(row.items())) for row in rows), key=repr)
 
 
+def write_superseded_sync(lake: Path) -> None:
+    """Sync 9001, upserts of rows a and b in four runs: the second run (2026-10-02 10:00) is
+    superseded by the third, also before the horizon, so pruning leaves it without rows."""
+    starts = {9001001: dt.datetime(2026, 10, 1, 10), 9001002: dt.datetime(2026, 10, 2, 10),
+              9001003: dt.datetime(2026, 10, 2, 12), 9001004: dt.datetime(2026, 10, 3, 10)}
+    for number, (run, started) in enumerate(starts.items()):
+        started = started.replace(tzinfo=dt.UTC)
+        sent, done = started + dt.timedelta(minutes=1), started + dt.timedelta(minutes=2)
+        rows = [handmade_lake.rec(row, handmade_lake.payload(email=f"{row}@x.com", n=number),
+                                  "upsert", "succeeded", None, sent, done)
+                for row in ("a", "b")]
+        if run == 9001003:
+            rows.append(handmade_lake.rec(None, handmade_lake.payload(email="?"), "upsert",
+                                          "NULL", None, sent, done))
+        handmade_lake.write_run(lake, 1, 9001, run, started,
+                                {"records_upsert.0.parquet": rows}, behavior="upsert")
+
+
 def log_summary(log: Path, offset: int) -> dict[int, tuple]:
     text = log.read_text()[offset:]
     return {int(m[1]): (m[2], int(m[3]), int(m[4]), int(m[5])) for m in SUMMARY.finditer(text)}
@@ -57,6 +79,7 @@ def scenario(spark, tmp_path_factory):
     lake = base / "lake"
     generate_lake(lake, syncs=3, runs_per_sync=6, records=1500, seed=3,
                   manifest_path=base / "manifest.json")
+    write_superseded_sync(lake)
     runs = json.loads((base / "manifest.json").read_text())["runs"]
     last = {}
     for run in runs:
@@ -70,9 +93,9 @@ def scenario(spark, tmp_path_factory):
         folder = next((raw / "sync_tracking_datasets").glob(pattern))
         held_back.append(folder)
         shutil.rmtree(folder)
-    # the sync whose runs are all newest is the one listed as inactive: its history would
-    # otherwise stay whole anyway, so the most-pruned of the others is taken instead
-    inactive = min(last, key=lambda s: min(r["started_at"] for r in runs if r["sync_id"] == s))
+    # listed as inactive: the sync that stopped first (all its runs are before the horizon,
+    # so it would otherwise lose everything but its anchors)
+    inactive = min(last, key=lambda sync_id: last[sync_id]["started_at"])
 
     run_dbt(["run", *SELECT], target_dir=base / "t_ref", dbt_vars={"raw_root": str(lake)},
             env={"SYNC_LOGS_SCHEMA": "retention_ref"})
@@ -158,7 +181,8 @@ def test_prune_deletes_exactly_the_old_rows_that_are_not_anchors(scenario, doome
 def test_partitions_left_without_rows_are_dropped_and_working_tables_removed(scenario):
     before, after = scenario["partitions"]
     emptied = sum(c[3] for c in scenario["pruned"].values())
-    assert emptied > 0
+    # 9001002 whole (a, b) and the null identifier of 9001003: 3 rows in 2 runs, 1 emptied
+    assert scenario["pruned"][9001] == ("deleted", 3, 2, 1)
     assert after == before - emptied
     assert scenario["leftover_tables"] == []
 
@@ -173,12 +197,13 @@ def test_inactive_syncs_are_untouched(scenario):
 
 
 def test_syncs_without_a_recent_run_are_inactive(scenario):
+    """as_of 2026-10-06, one day of retention, inactive after 3 days without a run: every
+    sync has rows before the horizon, but only those that ran since 2026-10-03 are pruned."""
     recent = {sync_id for (sync_id, _), start in scenario["run_starts"].items()
               if dt.datetime.fromisoformat(start) >= dt.datetime(2026, 10, 3)}
-    assert scenario["dry_by_age"]
-    assert set(scenario["dry_by_age"]) <= recent
-    # a sync pruned when age does not count has no run in the 3 days before 2026-10-06
-    assert set(scenario["dry"]) - recent
+    idle = {sync_id for sync_id, _ in scenario["run_starts"]} - recent
+    assert idle and recent
+    assert set(scenario["dry_by_age"]) == recent
 
 
 CURRENT_STATE = {
@@ -224,7 +249,10 @@ def test_sync_log_view_follows_the_changelog(spark, scenario, doomed):
 
 
 def test_sync_runs_keep_the_counters_of_pruned_runs(spark, scenario):
-    drop = {"loaded_at", "manifest_version"}
-    reference = table(spark, "retention_ref", "sync_runs", drop)
-    pruned = table(spark, "retention_pruned", "sync_runs", drop)
-    assert ordered(pruned) == ordered(reference)
+    """Counters of every run, pruned ones too, equal the unpruned build's (run_folder and
+    fingerprint name the lake folder, which differs between the two builds)."""
+    def counters(schema):
+        return ordered([{k: v for k, v in row.items()
+                         if k in ("sync_id", "sync_run_id") or k.startswith("num_")}
+                        for row in table(spark, schema, "sync_runs")])
+    assert counters("retention_pruned") == counters("retention_ref")
