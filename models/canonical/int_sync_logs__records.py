@@ -159,12 +159,19 @@ def loadable_files(record_files: DataFrame, runs: DataFrame) -> DataFrame:
 TRUNCATION_MARKER_KEY = "_sync_logs_truncated"
 
 
-def payload_rules(
-    fields_to_drop: str | None,
-    fields_to_hash: str | None,
-    salt: str | None,
-    max_payload_bytes: str | None,
-) -> dict:
+def _config_value(value):
+    """A config value rendered from a var: JSON text (or, rendered natively, the value)."""
+    if not isinstance(value, str):
+        return value
+    if value == "":
+        return None
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value  # a bare field name
+
+
+def payload_rules(fields_to_drop, fields_to_hash, salt, max_payload_bytes) -> dict:
     """The payload rules from the model's config (JSON text rendered from the vars).
 
     Returns {"drop": [...], "hash": [...], "salt": str, "max_bytes": int | None}. Raises on a
@@ -172,8 +179,8 @@ def payload_rules(
     and hashed, a limit that is not a positive integer).
     """
 
-    def names(text: str | None, var: str) -> list[str]:
-        value = json.loads(text) if text not in (None, "") else []
+    def names(text, var: str) -> list[str]:
+        value = _config_value(text)
         if value is None:
             return []
         if isinstance(value, str):
@@ -197,7 +204,7 @@ def payload_rules(
             "variable SYNC_LOGS_PAYLOAD_HASH_SALT (a secret string, the same on every build) for "
             "the process that runs dbt"
         )
-    limit = json.loads(max_payload_bytes) if max_payload_bytes not in (None, "") else None
+    limit = _config_value(max_payload_bytes)
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
         raise ValueError(
             f"sync_logs_max_payload_bytes must be a positive integer or null, got {limit!r}"
