@@ -1,13 +1,18 @@
 """Latest state of every row per sync, including rows whose latest attempt removed them.
 
-Incremental (insert_overwrite by sync_id): a build recomputes the syncs it touches (every sync
-with a run loaded in this build) from their changelog, and writes nothing else. Rows whose
-latest attempt is a succeeded `removed` are kept here with `is_removed = true` (so a sync whose
-rows were all removed still replaces its partition); the `sync_snapshot` view hides them.
+Incremental (insert_overwrite by sync_id): a build writes the syncs it touches
+(`int_sync_logs__runs_to_rewrite`) and nothing else. A sync that only gained runs newer than
+everything its state holds is updated from its previous state and the new runs' changelog rows,
+so the cost follows the new data; a sync with a late, changed or cleared run is recomputed from
+its whole changelog. Rows whose latest attempt is a succeeded `removed` stay here with
+`is_removed = true` (their first addition and last success still count if they come back);
+`sync_snapshot` leaves them out.
 """
 
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
+
+RUN = ["sync_id", "sync_run_id"]
 
 SNAPSHOT_COLUMNS = [
     "sync_run_id",
@@ -49,8 +54,8 @@ def latest_runs(runs: DataFrame) -> DataFrame:
     )
 
 
-def build_snapshot(changelog: DataFrame, runs: DataFrame) -> DataFrame:
-    """Snapshot rows of the syncs in `changelog` (their whole history); `runs`: their runs."""
+def row_states(changelog: DataFrame) -> DataFrame:
+    """Per (sync_id, row_id) of `changelog`: latest attempt, last success, first addition."""
     success_time = F.coalesce(
         F.col("batch_ended_at"), F.col("batch_started_at"), F.col("sync_run_started_at")
     )
@@ -64,7 +69,7 @@ def build_snapshot(changelog: DataFrame, runs: DataFrame) -> DataFrame:
         "log_id",
         F.coalesce(F.col("batch_started_at"), F.col("sync_run_started_at")).alias("attempted_at"),
     )
-    rows = (
+    return (
         changelog.filter(F.col("row_id").isNotNull())
         .groupBy("sync_id", "row_id")
         .agg(
@@ -77,7 +82,11 @@ def build_snapshot(changelog: DataFrame, runs: DataFrame) -> DataFrame:
             ).alias("first_added_at"),
         )
     )
-    return rows.join(latest_runs(runs), "sync_id", "left").select(
+
+
+def snapshot_rows(states: DataFrame, runs: DataFrame) -> DataFrame:
+    """Row states as snapshot rows; `op_type` is `unchanged` unless the sync's latest run."""
+    return states.join(latest_runs(runs), "sync_id", "left").select(
         F.col("latest.sync_run_id").alias("sync_run_id"),
         F.when(F.col("latest.sync_run_id") == F.col("latest_sync_run_id"), F.col("latest.op_type"))
         .otherwise(F.lit("unchanged"))
@@ -99,12 +108,101 @@ def build_snapshot(changelog: DataFrame, runs: DataFrame) -> DataFrame:
     )
 
 
+def build_snapshot(changelog: DataFrame, runs: DataFrame) -> DataFrame:
+    """Snapshot rows of the syncs in `changelog` (their whole history); `runs`: their runs."""
+    return snapshot_rows(row_states(changelog), runs)
+
+
+def appended_syncs(plan: DataFrame, previous: DataFrame, committed: DataFrame) -> DataFrame:
+    """Syncs whose build only adds new runs later than every attempt the previous state holds.
+
+    For those, the new state is the previous state updated by the new runs' rows alone. The
+    previous state must come from committed runs only (an earlier build may have failed after
+    writing it): a row whose latest run is not committed sends the sync the full way.
+    """
+    plans = plan.groupBy("sync_id").agg(
+        F.bool_and((F.col("action") == "load") & ~F.col("is_superseded")).alias("only_new"),
+        F.min(F.struct("cutoff_started_at", "cutoff_sync_run_id")).alias("cutoff"),
+    )
+    state_runs = (
+        previous.select("sync_id", "sync_run_id")
+        .distinct()
+        .join(committed.select("sync_id", "sync_run_id", "sync_run_started_at"), RUN, "left")
+    )
+    newest = state_runs.groupBy("sync_id").agg(
+        F.max(F.struct("sync_run_started_at", "sync_run_id")).alias("newest"),
+        F.bool_and(F.col("sync_run_started_at").isNotNull()).alias("all_committed"),
+    )
+    return (
+        plans.join(newest, "sync_id", "left")
+        .filter(
+            F.col("only_new")
+            & (
+                F.col("newest").isNull()
+                | (F.col("all_committed") & (F.col("newest") < F.col("cutoff")))
+            )
+        )
+        .select("sync_id")
+    )
+
+
+def updated_states(previous: DataFrame, new_changelog: DataFrame) -> DataFrame:
+    """`previous` snapshot rows updated by changelog rows that are all later than them."""
+    old = previous.select(
+        "sync_id",
+        "row_id",
+        F.struct(
+            "sync_run_id",
+            F.col("latest_op_type").alias("op_type"),
+            "status",
+            "failed_reason",
+            "fields",
+            "split_group",
+            F.col("latest_log_id").alias("log_id"),
+            F.col("last_attempted_at").alias("attempted_at"),
+        ).alias("old_latest"),
+        F.col("last_succeeded_at").alias("old_last_succeeded_at"),
+        F.col("first_added_at").alias("old_first_added_at"),
+    )
+    return old.join(row_states(new_changelog), ["sync_id", "row_id"], "full").select(
+        "sync_id",
+        "row_id",
+        F.coalesce(F.col("latest"), F.col("old_latest")).alias("latest"),
+        F.greatest("last_succeeded_at", "old_last_succeeded_at").alias("last_succeeded_at"),
+        F.least("first_added_at", "old_first_added_at").alias("first_added_at"),
+    )
+
+
+def update_snapshot(
+    previous: DataFrame,
+    changelog: DataFrame,
+    plan: DataFrame,
+    committed: DataFrame,
+    runs: DataFrame,
+) -> DataFrame:
+    """The touched syncs' new snapshot rows: appended syncs from their previous state and the new
+    runs' rows, the others (late, changed or cleared runs) from their whole changelog."""
+    appended = appended_syncs(plan, previous, committed)
+    loads = plan.filter(F.col("action") == "load").select(*RUN)
+    new_rows = changelog.join(appended, "sync_id", "left_semi").join(loads, RUN, "left_semi")
+    quick = updated_states(previous.join(appended, "sync_id", "left_semi"), new_rows)
+    full = row_states(
+        changelog.join(plan.select("sync_id").distinct(), "sync_id", "left_semi").join(
+            appended, "sync_id", "left_anti"
+        )
+    )
+    return snapshot_rows(quick.unionByName(full), runs)
+
+
 def model(dbt, session):
     changelog = dbt.ref("sync_changelog")
     manifest = dbt.ref("int_sync_logs__run_manifest").filter(F.col("is_valid"))
-    if dbt.is_incremental:
-        loading = dbt.ref("int_sync_logs__runs_to_load")
-        touched = [row["sync_id"] for row in loading.select("sync_id").distinct().collect()]
-        changelog = changelog.filter(F.col("sync_id").isin(touched))
-        manifest = manifest.filter(F.col("sync_id").isin(touched))
-    return build_snapshot(changelog, manifest).select(*SNAPSHOT_COLUMNS)
+    if not dbt.is_incremental:
+        return build_snapshot(changelog, manifest).select(*SNAPSHOT_COLUMNS)
+    plan = dbt.ref("int_sync_logs__runs_to_rewrite")
+    touched = [row["sync_id"] for row in plan.select("sync_id").distinct().collect()]
+    previous = session.table(str(dbt.this)).filter(F.col("sync_id").isin(touched))
+    committed = dbt.ref("int_sync_logs__committed_runs")
+    changelog = changelog.filter(F.col("sync_id").isin(touched))
+    runs = manifest.filter(F.col("sync_id").isin(touched))
+    return update_snapshot(previous, changelog, plan, committed, runs).select(*SNAPSHOT_COLUMNS)

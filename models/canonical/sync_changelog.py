@@ -4,9 +4,12 @@ Incremental, insert_overwrite by (sync_id, sync_run_id): a build writes the part
 runs it loads and of the already-loaded runs whose `op_type` / `payload_changed` a late run
 changes, nothing else. For each sync touched by the build, the cutoff is the earliest
 (sync_run_started_at, sync_run_id) among its runs being loaded (and their previously loaded
-position, when a changed run folder is reloaded). Runs of the sync at or after the cutoff are
-recomputed from the changelog's own rows (no raw file is read again); the state before the
-cutoff (last succeeded attempt per row) comes from the sync's earlier changelog rows.
+position, when a changed run folder is reloaded) and its cleared runs (committed runs whose
+folder turned invalid; `int_sync_logs__runs_to_rewrite`). Runs of the sync at or after the
+cutoff are recomputed from the changelog's own rows (no raw file is read again); the state
+before the cutoff (last succeeded attempt per row) comes from the sync's earlier changelog rows.
+The post-hook `sync_logs.clear_superseded_runs` then drops the partitions of cleared runs and of
+reloaded runs that now have no records.
 """
 
 from pyspark.sql import Column, DataFrame, Window
@@ -286,8 +289,18 @@ def assign_op_types(work: DataFrame, prior: DataFrame) -> DataFrame:
     )
 
 
-def build_changelog(new_rows: DataFrame, existing: DataFrame | None, now: Column) -> DataFrame:
-    """Rows to write: the loaded runs' rows plus the recomputed rows of later loaded runs."""
+def build_changelog(
+    new_rows: DataFrame,
+    existing: DataFrame | None,
+    now: Column,
+    plan: DataFrame | None = None,
+) -> DataFrame:
+    """Rows to write: the loaded runs' rows plus the recomputed rows of later loaded runs.
+
+    `plan` (`int_sync_logs__runs_to_rewrite`) names the loaded runs, those with no records left
+    too, and the cleared runs, whose rows are ignored and whose position moves the cutoff.
+    Without it, the loaded runs are those of `new_rows` and nothing is cleared.
+    """
     if existing is None:
         work = new_rows.withColumn("logged_at", now)
         empty_prior = work.select(
@@ -295,13 +308,18 @@ def build_changelog(new_rows: DataFrame, existing: DataFrame | None, now: Column
         ).limit(0)
         return assign_op_types(work, empty_prior).select(*CHANGELOG_COLUMNS)
 
-    loaded = new_rows.select(*RUN, "sync_run_started_at").distinct()
+    if plan is None:
+        loaded = new_rows.select(*RUN, "sync_run_started_at").distinct()
+        cleared = loaded.limit(0)
+    else:
+        loaded = plan.filter(F.col("action") == "load").select(*RUN, "sync_run_started_at")
+        cleared = plan.filter(F.col("action") == "clear").select(*RUN, "sync_run_started_at")
+        existing = existing.join(cleared.select(*RUN), RUN, "left_anti")
     reloaded_before = existing.join(loaded.select(*RUN), RUN, "left_semi").select(
         *RUN, "sync_run_started_at"
     )
-    cutoffs = (
-        loaded.unionByName(reloaded_before).groupBy("sync_id").agg(F.min(run_key()).alias("cutoff"))
-    )
+    positions = loaded.unionByName(reloaded_before).unionByName(cleared)
+    cutoffs = positions.groupBy("sync_id").agg(F.min(run_key()).alias("cutoff"))
     positioned = existing.join(cutoffs, "sync_id").withColumn(
         "_after", run_key() >= F.col("cutoff")
     )
@@ -325,9 +343,10 @@ def build_changelog(new_rows: DataFrame, existing: DataFrame | None, now: Column
 def model(dbt, session):
     records = dbt.ref("int_sync_logs__records")
     runs = dbt.ref("int_sync_logs__runs_to_load")
+    plan = dbt.ref("int_sync_logs__runs_to_rewrite")
     new_rows = fold_redeliveries(records, runs)
-    existing = None
-    if dbt.is_incremental:
-        touched = [row["sync_id"] for row in records.select("sync_id").distinct().collect()]
-        existing = session.table(str(dbt.this)).filter(F.col("sync_id").isin(touched))
-    return build_changelog(new_rows, existing, F.current_timestamp())
+    if not dbt.is_incremental:
+        return build_changelog(new_rows, None, F.current_timestamp())
+    touched = [row["sync_id"] for row in plan.select("sync_id").distinct().collect()]
+    existing = session.table(str(dbt.this)).filter(F.col("sync_id").isin(touched))
+    return build_changelog(new_rows, existing, F.current_timestamp(), plan)

@@ -1,9 +1,11 @@
 """sync_runs: one row per loaded run (zero-record runs too), metadata and counters.
 
-Incremental (insert_overwrite by sync_id): a build recomputes every run of the syncs it
-touches (a late run can change the op_type counters of later runs). `sync_runs` is the last
-canonical table a build writes; a run's presence here with its current `manifest_version`
-commits its load (see `int_sync_logs__runs_to_load`).
+Incremental (insert_overwrite by sync_id): a build rewrites the partitions of the syncs it
+touches (`int_sync_logs__runs_to_rewrite`): loaded runs get new rows, recomputed runs (a late
+run changed their op_types) get their changelog counters again, cleared runs leave, and every
+other run keeps its row as it was. `sync_runs` is the last canonical table a build writes; a
+run's presence here with its current `manifest_version` commits its load (see
+`int_sync_logs__committed_runs`).
 """
 
 from pyspark.sql import DataFrame
@@ -107,16 +109,52 @@ def build_runs(runs: DataFrame, changelog: DataFrame, record_files: DataFrame) -
     )
 
 
+def update_runs(
+    previous: DataFrame,
+    plan: DataFrame,
+    runs: DataFrame,
+    changelog: DataFrame,
+    record_files: DataFrame,
+) -> DataFrame:
+    """The touched syncs' rows: `previous` with the plan's loads, recomputes and clears applied."""
+
+    def planned(action: str) -> DataFrame:
+        return plan.filter(F.col("action") == action).select(*RUN)
+
+    loads = planned("load")
+    loaded = build_runs(
+        runs.join(loads, RUN, "left_semi"),
+        changelog.join(loads, RUN, "left_semi"),
+        record_files.join(loads, RUN, "left_semi"),
+    )
+    counters = run_counters(changelog.join(planned("recompute"), RUN, "left_semi"))
+    counter_names = [name for name in counters.columns if name not in RUN]
+    recomputed = (
+        previous.join(planned("recompute"), RUN, "left_semi")
+        .drop(*counter_names)
+        .join(counters, RUN, "left")
+        .select(
+            *[
+                F.coalesce(F.col(name), F.lit(0)).cast("bigint").alias(name)
+                if name in counter_names
+                else F.col(name)
+                for name in loaded.columns
+            ]
+        )
+    )
+    kept = previous.join(plan.select(*RUN), RUN, "left_anti").select(*loaded.columns)
+    return kept.unionByName(loaded).unionByName(recomputed)
+
+
 def model(dbt, session):
     # Built after the other canonical tables of a load: this table commits the load.
     dbt.ref("int_sync_logs__snapshot")
     changelog = dbt.ref("sync_changelog")
     record_files = dbt.ref("int_sync_logs__record_files")
     runs = dbt.ref("int_sync_logs__run_manifest").filter(F.col("is_valid"))
-    if dbt.is_incremental:
-        loading = dbt.ref("int_sync_logs__runs_to_load")
-        touched = [row["sync_id"] for row in loading.select("sync_id").distinct().collect()]
-        runs = runs.filter(F.col("sync_id").isin(touched))
-        changelog = changelog.filter(F.col("sync_id").isin(touched))
-        record_files = record_files.filter(F.col("sync_id").isin(touched))
-    return build_runs(runs, changelog, record_files)
+    if not dbt.is_incremental:
+        return build_runs(runs, changelog, record_files)
+    plan = dbt.ref("int_sync_logs__runs_to_rewrite")
+    touched = [row["sync_id"] for row in plan.select("sync_id").distinct().collect()]
+    previous = session.table(str(dbt.this)).filter(F.col("sync_id").isin(touched))
+    return update_runs(previous, plan, runs, changelog, record_files)
