@@ -72,28 +72,31 @@ class TreeMemory:
         self.interval = interval
         self.peak_pss = self.peak_rss = 0
         self.samples = 0
-        self.sample_seconds = 0.0
+        self.sample_seconds = self.sample_cpu_seconds = 0.0
         self.java_heap = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def sample(self) -> None:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.thread_time()
         pss = rss = 0
         for process in psutil.Process().children(recursive=True):
             try:
-                info = process.memory_full_info()
+                info = process.memory_full_info()  # smaps_rollup: PSS without the page list
                 pss += info.pss
                 rss += info.rss
                 if self.java_heap is None and process.name() == "java":
-                    self.java_heap = next(
-                        (a[4:] for a in process.cmdline() if a.startswith("-Xmx")), None
-                    )
+                    command = process.cmdline()
+                    if "org.apache.spark.deploy.SparkSubmit" in command:  # the driver's JVM
+                        self.java_heap = next(
+                            (a[4:] for a in command if a.startswith("-Xmx")), None
+                        )
             except psutil.Error:
                 pass  # ended between listing and reading
         self.peak_pss, self.peak_rss = max(self.peak_pss, pss), max(self.peak_rss, rss)
         self.samples += 1
         self.sample_seconds += time.perf_counter() - started
+        self.sample_cpu_seconds += time.thread_time() - cpu
 
     def _run(self) -> None:
         while not self._stop.wait(self.interval):
@@ -132,6 +135,8 @@ def measure(step: str, records: int, run: Callable[[], object]) -> tuple[dict, o
         "peak_rss_bytes": memory.peak_rss,
         "memory_samples": memory.samples,
         "mean_sample_ms": round(1000 * memory.sample_seconds / max(memory.samples, 1), 1),
+        # the sampler's own CPU (it shares the machine with the step)
+        "sampler_cpu_s": round(memory.sample_cpu_seconds, 1),
         "java_max_heap": memory.java_heap,
         "load_average_before": before,
         "load_average_after": load_average(),
