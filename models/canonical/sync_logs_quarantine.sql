@@ -107,6 +107,25 @@ with items as (
     union all
 
     select
+        'records' as item_type,
+        'warning' as severity,
+        run_folder as path,
+        org_id,
+        sync_id,
+        sync_run_id,
+        concat(
+            cast(num_payloads_truncated as string),
+            ' record(s) whose record_payload is over sync_logs_max_payload_bytes:'
+            || ' loaded with fields = the truncation marker'
+        ) as reason,
+        num_payloads_truncated as record_count,
+        'record_load' as detected_by
+    from {{ ref('sync_runs') }}
+    where num_payloads_truncated > 0
+
+    union all
+
+    select
         'file' as item_type,
         'not_loaded' as severity,
         path,

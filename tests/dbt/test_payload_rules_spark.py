@@ -142,3 +142,11 @@ def test_field_diffs_and_membership_work_on_hashed_fields(spark, lake_build):
     assert rows(spark, "sync_logs__audience_events", "row_id", "event_type", "sync_run_id") == [
         ("a", "entered", 100), ("b", "entered", 100), ("b", "exited", 101),
         ("c", "entered", 100), ("d", "entered", 100)]
+
+
+def test_quarantine_warns_of_truncated_payloads(spark, lake_build):
+    got = rows(spark, "sync_logs_quarantine", "sync_run_id", "severity", "reason", "record_count")
+    assert [r for r in got if "sync_logs_max_payload_bytes" in r[2]] == [
+        (100, "warning", "1 record(s) whose record_payload is over sync_logs_max_payload_bytes: "
+         "loaded with fields = the truncation marker", 1),
+    ]
