@@ -85,6 +85,8 @@ def models(manifest: dict) -> list[dict]:
 def compiled_nodes(target_path: Path) -> dict[str, dict]:
     manifest = json.loads((target_path / "manifest.json").read_text())
     results = json.loads((target_path / "run_results.json").read_text())["results"]
+    # on-run-end hooks report as operations, not nodes (the prune hook is off by default)
+    results = [r for r in results if not r["unique_id"].startswith("operation.")]
     assert results and all(r["status"] == "success" for r in results), [
         (r["unique_id"], r["status"], r["message"]) for r in results if r["status"] != "success"]
     return {r["unique_id"]: manifest["nodes"][r["unique_id"]] for r in results}
