@@ -69,6 +69,13 @@ with items as (
 
     union all
 
+    {#- one warning row per run and counter of records loaded with a problem -#}
+    {%- set record_warnings = [
+        ('num_payload_errors', "' record(s) whose record_payload is null, empty or not a JSON object: loaded with fields = null'"),
+        ('num_unknown_status', "' record(s) with an unknown raw status: loaded with status = ''failed'''"),
+        ('num_payloads_truncated', "' record(s) whose record_payload is over sync_logs_max_payload_bytes: loaded with fields = the truncation marker'"),
+    ] %}
+    {%- for counter, message in record_warnings %}
     select
         'records' as item_type,
         'warning' as severity,
@@ -76,54 +83,14 @@ with items as (
         org_id,
         sync_id,
         sync_run_id,
-        concat(
-            cast(num_payload_errors as string),
-            ' record(s) whose record_payload is null, empty or not a JSON object:'
-            || ' loaded with fields = null'
-        ) as reason,
-        num_payload_errors as record_count,
+        concat(cast({{ counter }} as string), {{ message }}) as reason,
+        {{ counter }} as record_count,
         'record_load' as detected_by
     from {{ ref('sync_runs') }}
-    where num_payload_errors > 0
+    where {{ counter }} > 0
 
     union all
-
-    select
-        'records' as item_type,
-        'warning' as severity,
-        run_folder as path,
-        org_id,
-        sync_id,
-        sync_run_id,
-        concat(
-            cast(num_unknown_status as string),
-            ' record(s) with an unknown raw status: loaded with status = ''failed'''
-        ) as reason,
-        num_unknown_status as record_count,
-        'record_load' as detected_by
-    from {{ ref('sync_runs') }}
-    where num_unknown_status > 0
-
-    union all
-
-    select
-        'records' as item_type,
-        'warning' as severity,
-        run_folder as path,
-        org_id,
-        sync_id,
-        sync_run_id,
-        concat(
-            cast(num_payloads_truncated as string),
-            ' record(s) whose record_payload is over sync_logs_max_payload_bytes:'
-            || ' loaded with fields = the truncation marker'
-        ) as reason,
-        num_payloads_truncated as record_count,
-        'record_load' as detected_by
-    from {{ ref('sync_runs') }}
-    where num_payloads_truncated > 0
-
-    union all
+    {% endfor %}
 
     select
         'file' as item_type,
