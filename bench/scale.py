@@ -164,14 +164,27 @@ def node_timings(work_dir: Path) -> dict:
     if not path.exists():
         return {}
     results = json.loads(path.read_text())
+
+    def at(text: str) -> datetime:
+        return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+    spans = {}
+    for r in results["results"]:
+        for t in r.get("timing", []):
+            if t["name"] == "execute" and t.get("started_at") and t.get("completed_at"):
+                spans[r["unique_id"]] = (at(t["started_at"]), at(t["completed_at"]))
+    first = min((start for start, _ in spans.values()), default=None)
     nodes = {}
     for r in sorted(results["results"], key=lambda r: -r["execution_time"]):
         phases = {}
         for t in r.get("timing", []):
             if t.get("started_at") and t.get("completed_at"):
-                seconds = (datetime.fromisoformat(t["completed_at"].replace("Z", "+00:00"))
-                           - datetime.fromisoformat(t["started_at"].replace("Z", "+00:00")))
+                seconds = at(t["completed_at"]) - at(t["started_at"])
                 phases[t["name"]] = round(seconds.total_seconds(), 2)
+        if r["unique_id"] in spans:  # execution span, from the first node's start
+            start, end = spans[r["unique_id"]]
+            phases["from"] = round((start - first).total_seconds(), 1)
+            phases["to"] = round((end - first).total_seconds(), 1)
         nodes[r["unique_id"]] = {"status": r["status"], "seconds": round(r["execution_time"], 2),
                                  **{f"{k}_s": v for k, v in phases.items()}}
     return {"elapsed_s": round(results.get("elapsed_time", 0), 2), "nodes": nodes}
@@ -398,6 +411,43 @@ def target_checks(results: dict[int, dict]) -> list[tuple[str, str]]:
     return checks
 
 
+def timeline_lines(results: dict[int, dict]) -> list[str]:
+    """Per size, the canonical nodes of the full and the incremental build on one time axis:
+    seconds from the first node's start, so the chain of nodes that waited on each other shows."""
+    lines = [
+        "Canonical nodes of each build (dbt's run_results.json), as seconds from the first",
+        "node's start: from → to (node's own seconds). Nodes run 4 at a time over 2 cores, so a",
+        "node's seconds include waiting for a core. Before the first node: Python and dbt",
+        "start, the partial parse, and Spark's JVM and Hive metastore (`startup`).",
+    ]
+    builds = ["full build", "incremental build"]
+    for records, data in sorted(results.items()):
+        timed = {b: data.get("dbt_nodes", {}).get(b, {}) for b in builds}
+        walls = {s["step"]: s["wall_s"] for s in data["steps"]}
+        if not any(t.get("nodes") for t in timed.values()):
+            continue
+        lines += ["", f"**{_size(records)}**", "", "| node | " + " | ".join(builds) + " |",
+                  "| --- | --- | --- |"]
+        cells = []
+        for b in builds:
+            ends = [n.get("to_s", 0) for n in timed[b].get("nodes", {}).values()]
+            startup = walls.get(b, 0) - max(ends, default=0) if b in walls else None
+            cells.append(f"{startup:.1f} s" if startup is not None else "")
+        lines.append("| startup (before the first node, and after the last) | "
+                     + " | ".join(cells) + " |")
+        names = sorted({n for t in timed.values() for n in t.get("nodes", {})},
+                       key=lambda n: timed["full build"].get("nodes", {}).get(n, {})
+                       .get("from_s", 1e9))
+        for name in names:
+            row = []
+            for b in builds:
+                node = timed[b].get("nodes", {}).get(name)
+                row.append(f"{node['from_s']} → {node['to_s']} ({node['seconds']})"
+                           if node and "from_s" in node else "")
+            lines.append(f"| {name.split('.')[-1]} | " + " | ".join(row) + " |")
+    return lines
+
+
 def write_markdown(results_dir: Path) -> Path:
     results = {}
     for path in results_dir.glob("scale_*.json"):
@@ -449,6 +499,7 @@ def write_markdown(results_dir: Path) -> Path:
                     parts.append(f"{table} **differs**: {entry['only_ours']:,} rows only ours, "
                                  f"{entry['only_reference']:,} only the reference's")
             lines.append(f"* {_size(records)} {phase}: " + "; ".join(parts))
+    lines += ["", "## Where the time goes", ""] + timeline_lines(results)
     lines += ["", "## The increment and the machine", ""]
     for records, data in sorted(results.items()):
         inc, m = data["increment"], data["machine"]
