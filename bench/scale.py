@@ -335,7 +335,8 @@ def bench_size(records: int, args: argparse.Namespace, settings: dict | None) ->
     result["increment"]["op_types"] = increment_op_types(
         work / "reference_incremental", increment["sync_id"], increment["sync_run_id"])
 
-    dbt("marts", ["run", *MARTS], records + args.increment)
+    if not args.no_marts:
+        dbt("marts", ["run", *MARTS], records + args.increment)
     if not args.no_tests:
         dbt("data tests", ["test", *CANONICAL], records + args.increment)
 
@@ -560,6 +561,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--project-commit", default=None,
                         help="the commit --project-dir was exported from, for the results")
     parser.add_argument("--no-tests", action="store_true", help="skip the data tests step")
+    parser.add_argument("--no-marts", action="store_true", help="skip the marts step")
     parser.add_argument("--duckdb-memory-limit", default=None,
                         help="DuckDB memory_limit for the reference (default: DuckDB's own)")
     parser.add_argument("--timeout", type=float, default=4 * 3600, help="per step, seconds")
