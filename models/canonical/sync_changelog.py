@@ -348,9 +348,7 @@ def build_changelog(
     )
     recomputed = affected.drop("cutoff", "_after", "op_type", "payload_changed")
     # Runs are renumbered over the loaded and the recomputed runs together.
-    sequence = run_sequence(
-        loaded.unionByName(recomputed.select(*RUN, "sync_run_started_at").distinct())
-    )
+    sequence = run_sequence(loaded.unionByName(recomputed.select(*RUN, "sync_run_started_at")))
     work = (
         fresh.drop("run_seq")
         .unionByName(recomputed, allowMissingColumns=False)
