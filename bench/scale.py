@@ -66,8 +66,56 @@ reference; the incremental build of one 100,000-record run over 10M records of h
 for every step of ours."""
 
 
-class TreeMemory:
-    """Peak memory of this process's descendants (not this process), sampled in a thread."""
+# Kinds of CPU use, from thread names (Linux /proc/<pid>/task/<tid>/comm, 15 characters).
+CPU_KINDS = [
+    ("JVM JIT compiler", ("C1 CompilerThre", "C2 CompilerThre")),
+    ("JVM garbage collector", ("GC Thread", "G1 ", "VM Thread")),
+    ("Spark tasks", ("Executor task",)),
+]
+CPU_KIND_ORDER = [
+    "Spark tasks", "JVM driver threads", "JVM JIT compiler", "JVM garbage collector",
+    "dbt and model code (Python)", "Spark's Python workers", "other processes",
+]
+
+
+def cpu_kind(process_kind: str, thread_name: str) -> str:
+    if process_kind != "java":
+        return process_kind
+    for kind, prefixes in CPU_KINDS:
+        if thread_name.startswith(prefixes):
+            return kind
+    return "JVM driver threads"  # planning, code generation, metastore, scheduling, py4j
+
+
+def process_kind(process: psutil.Process) -> str:
+    name, command = process.name(), " ".join(process.cmdline())
+    if name == "java":
+        return "java"
+    if "pyspark.daemon" in command or "pyspark.worker" in command:
+        return "Spark's Python workers"
+    if name.startswith("python") or "/dbt" in command:
+        return "dbt and model code (Python)"
+    return "other processes"
+
+
+def thread_cpu_seconds(pid: int) -> dict[int, tuple[str, float]]:
+    """Per thread of `pid`: (name, user + system CPU seconds so far)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    threads = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            stat = Path(f"/proc/{pid}/task/{tid}/stat").read_text()
+        except OSError:
+            continue  # ended between listing and reading
+        name = stat[stat.index("(") + 1 : stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2 :].split()
+        threads[int(tid)] = (name, (int(fields[11]) + int(fields[12])) / ticks)
+    return threads
+
+
+class TreeSampler:
+    """Peak memory and CPU by kind of this process's descendants (not this process), sampled
+    in a thread. CPU is summed over threads; a thread's CPU after its last sample is missed."""
 
     def __init__(self, interval: float = 0.2):
         self.interval = interval
@@ -75,6 +123,8 @@ class TreeMemory:
         self.samples = 0
         self.sample_seconds = self.sample_cpu_seconds = 0.0
         self.java_heap = None
+        self._kinds: dict[tuple[int, str], str] = {}
+        self._thread_cpu: dict[tuple[int, int], tuple[str, float]] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -86,24 +136,36 @@ class TreeMemory:
                 info = process.memory_full_info()  # smaps_rollup: PSS without the page list
                 pss += info.pss
                 rss += info.rss
-                if self.java_heap is None and process.name() == "java":
+                key = (process.pid, process.name())  # spark-submit's script execs java
+                if key not in self._kinds:
+                    self._kinds[key] = process_kind(process)
+                kind = self._kinds[key]
+                for tid, (name, seconds) in thread_cpu_seconds(process.pid).items():
+                    self._thread_cpu[(process.pid, tid)] = (cpu_kind(kind, name), seconds)
+                if self.java_heap is None and kind == "java":
                     command = process.cmdline()
                     if "org.apache.spark.deploy.SparkSubmit" in command:  # the driver's JVM
                         self.java_heap = next(
                             (a[4:] for a in command if a.startswith("-Xmx")), None
                         )
-            except psutil.Error:
+            except (psutil.Error, OSError):
                 pass  # ended between listing and reading
         self.peak_pss, self.peak_rss = max(self.peak_pss, pss), max(self.peak_rss, rss)
         self.samples += 1
         self.sample_seconds += time.perf_counter() - started
         self.sample_cpu_seconds += time.thread_time() - cpu
 
+    def cpu_seconds(self) -> dict[str, float]:
+        totals = dict.fromkeys(CPU_KIND_ORDER, 0.0)
+        for kind, seconds in self._thread_cpu.values():
+            totals[kind] += seconds
+        return {kind: round(seconds, 1) for kind, seconds in totals.items()}
+
     def _run(self) -> None:
         while not self._stop.wait(self.interval):
             self.sample()
 
-    def __enter__(self) -> TreeMemory:
+    def __enter__(self) -> TreeSampler:
         self._thread.start()
         return self
 
@@ -123,7 +185,7 @@ def load_average() -> list[float]:
 def measure(step: str, records: int, run: Callable[[], object]) -> tuple[dict, object]:
     """Time `run` (which runs one subprocess to completion) and sample its process tree."""
     before = load_average()
-    with TreeMemory() as memory:
+    with TreeSampler() as memory:
         started = time.monotonic()
         outcome = run()
         wall = time.monotonic() - started
@@ -139,6 +201,7 @@ def measure(step: str, records: int, run: Callable[[], object]) -> tuple[dict, o
         # the sampler's own CPU (it shares the machine with the step)
         "sampler_cpu_s": round(memory.sample_cpu_seconds, 1),
         "java_max_heap": memory.java_heap,
+        "cpu_seconds": memory.cpu_seconds(),
         "load_average_before": before,
         "load_average_after": load_average(),
     }
@@ -449,6 +512,31 @@ def timeline_lines(results: dict[int, dict]) -> list[str]:
     return lines
 
 
+def cpu_lines(results: dict[int, dict]) -> list[str]:
+    """Per size and step of ours: CPU seconds by kind (threads of the process tree)."""
+    lines = [
+        "CPU seconds of each step's process tree by kind of thread, summed over threads (the",
+        "machine has 2 cores: a step cannot use more than 2 × its wall time). JIT compiler:",
+        "HotSpot compiling Spark's and the generated code to machine code; driver threads:",
+        "planning and optimising each query, generating and compiling its Java code, the",
+        "metastore, scheduling; Spark tasks: reading, hashing, shuffling, sorting and writing",
+        "the data.",
+        "",
+        "| size | step | wall s | CPU s | " + " | ".join(CPU_KIND_ORDER) + " |",
+        "| --- | --- | ---: | ---: | " + " | ".join("---:" for _ in CPU_KIND_ORDER) + " |",
+    ]
+    for records, data in sorted(results.items()):
+        for s in data["steps"]:
+            cpu = s.get("cpu_seconds")
+            if not cpu or s.get("engine") != "dbt-spark":
+                continue
+            lines.append(
+                f"| {_size(records)} | {s['step']} | {s['wall_s']} | {sum(cpu.values()):.1f} | "
+                + " | ".join(f"{cpu.get(kind, 0):.1f}" for kind in CPU_KIND_ORDER) + " |"
+            )
+    return lines
+
+
 def write_markdown(results_dir: Path) -> Path:
     results = {}
     for path in results_dir.glob("scale_*.json"):
@@ -501,6 +589,7 @@ def write_markdown(results_dir: Path) -> Path:
                                  f"{entry['only_reference']:,} only the reference's")
             lines.append(f"* {_size(records)} {phase}: " + "; ".join(parts))
     lines += ["", "## Where the time goes", ""] + timeline_lines(results)
+    lines += ["", "## Where the CPU goes", ""] + cpu_lines(results)
     lines += ["", "## The increment and the machine", ""]
     for records, data in sorted(results.items()):
         inc, m = data["increment"], data["machine"]

@@ -298,12 +298,12 @@ def build_manifest(
     session: SparkSession, lake_files: DataFrame, previous: DataFrame | None
 ) -> DataFrame:
     """Rows to write: new/changed runs, plus the unchanged rows of the syncs they touch."""
-    current = fingerprint_runs(lake_files)
-    changed = changed_runs(current, previous)
-    paths = [
-        row["metadata_path"]
-        for row in changed.select("metadata_path").where("metadata_path is not null").collect()
-    ]
+    changed = changed_runs(fingerprint_runs(lake_files), previous)
+    # One row per new or changed run folder, collected once: the listing is not fingerprinted
+    # again for the rows to write.
+    changed_rows = changed.collect()
+    changed = session.createDataFrame(changed_rows, changed.schema)
+    paths = [row["metadata_path"] for row in changed_rows if row["metadata_path"] is not None]
     texts = read_metadata_texts(session, paths)
     fresh = (
         parse_metadata(changed.join(texts, "metadata_path", "left"))
