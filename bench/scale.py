@@ -115,10 +115,13 @@ def thread_cpu_seconds(pid: int) -> dict[int, tuple[str, float]]:
 
 class TreeSampler:
     """Peak memory and CPU by kind of this process's descendants (not this process), sampled
-    in a thread. CPU is summed over threads; a thread's CPU after its last sample is missed."""
+    in a thread: memory every `interval` seconds, CPU every `cpu_every` samples (reading every
+    thread's counters costs the step CPU). CPU is summed over threads; a thread's CPU after its
+    last reading is missed."""
 
-    def __init__(self, interval: float = 0.2):
+    def __init__(self, interval: float = 0.2, cpu_every: int = 5):
         self.interval = interval
+        self.cpu_every = cpu_every
         self.peak_pss = self.peak_rss = 0
         self.samples = 0
         self.sample_seconds = self.sample_cpu_seconds = 0.0
@@ -140,8 +143,9 @@ class TreeSampler:
                 if key not in self._kinds:
                     self._kinds[key] = process_kind(process)
                 kind = self._kinds[key]
-                for tid, (name, seconds) in thread_cpu_seconds(process.pid).items():
-                    self._thread_cpu[(process.pid, tid)] = (cpu_kind(kind, name), seconds)
+                if self.samples % self.cpu_every == 0:
+                    for tid, (name, seconds) in thread_cpu_seconds(process.pid).items():
+                        self._thread_cpu[(process.pid, tid)] = (cpu_kind(kind, name), seconds)
                 if self.java_heap is None and kind == "java":
                     command = process.cmdline()
                     if "org.apache.spark.deploy.SparkSubmit" in command:  # the driver's JVM

@@ -36,6 +36,7 @@ SOURCE_FIELDS = ["type", "id", "object_id", "object_name"]
 DESTINATION_FIELDS = ["type", "id", "object_id", "object_type", "object_name"]
 
 RUN_KEY = ["org_id", "sync_id", "sync_run_id"]
+COLLECTED_RUNS = 50_000
 METADATA_TEXT_SCHEMA = "metadata_path string, metadata_text string"
 
 
@@ -299,11 +300,19 @@ def build_manifest(
 ) -> DataFrame:
     """Rows to write: new/changed runs, plus the unchanged rows of the syncs they touch."""
     changed = changed_runs(fingerprint_runs(lake_files), previous)
-    # One row per new or changed run folder, collected once: the listing is not fingerprinted
-    # again for the rows to write.
-    changed_rows = changed.collect()
-    changed = session.createDataFrame(changed_rows, changed.schema)
-    paths = [row["metadata_path"] for row in changed_rows if row["metadata_path"] is not None]
+    # Up to COLLECTED_RUNS new or changed run folders (every incremental build) come to the
+    # driver once, so the listing is not fingerprinted again for the rows to write. The time
+    # travels as microseconds: a Python datetime is local wall time, ambiguous where clocks go
+    # back. More (the first build of a large lake) stay in Spark and only their paths come.
+    changed = changed.withColumn("last_modified_at", F.unix_micros("last_modified_at"))
+    changed_rows = changed.limit(COLLECTED_RUNS + 1).collect()
+    if len(changed_rows) <= COLLECTED_RUNS:
+        changed = session.createDataFrame(changed_rows, changed.schema)
+        paths = [row["metadata_path"] for row in changed_rows]
+    else:
+        paths = [row["metadata_path"] for row in changed.select("metadata_path").collect()]
+    changed = changed.withColumn("last_modified_at", F.timestamp_micros("last_modified_at"))
+    paths = [path for path in paths if path is not None]
     texts = read_metadata_texts(session, paths)
     fresh = (
         parse_metadata(changed.join(texts, "metadata_path", "left"))
