@@ -1,8 +1,8 @@
-"""Cost of the payload rules of int_sync_logs__records on embedded Spark, and writes
+"""Cost of the payload rules of sync_changelog on embedded Spark, and writes
 bench/results/payload_rules.json.
 
 One parquet file of N records (payloads like the demo generator's, ~200 bytes; a given share
-hold an `email` field), then, on the records as `int_sync_logs__records` reads them: the time to
+hold an `email` field), then, on the records as `sync_changelog` reads them: the time to
 write them (parquet, as the model's table) with no rule, with `email` hashed and `phone`
 dropped, and with only a size limit. Each case runs `--repeat` times; the best time counts.
 
@@ -30,8 +30,8 @@ RESULTS = PROJECT_DIR / "bench" / "results" / "payload_rules.json"
 
 
 def load_records_model():
-    path = PROJECT_DIR / "models" / "canonical" / "int_sync_logs__records.py"
-    spec = importlib.util.spec_from_file_location("records_model", path)
+    path = PROJECT_DIR / "models" / "canonical" / "sync_changelog.py"
+    spec = importlib.util.spec_from_file_location("changelog_model", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

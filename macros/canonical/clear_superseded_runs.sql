@@ -12,10 +12,17 @@
                     plan.is_superseded
                     and not exists (
                         select 1
-                        from {{ ref('int_sync_logs__records') }} as records
+                        from {{ ref('int_sync_logs__record_files') }} as files
+                        inner join {{ ref('int_sync_logs__runs_to_load') }} as loaded
+                            on
+                                files.sync_id = loaded.sync_id
+                                and files.sync_run_id = loaded.sync_run_id
+                                and files.manifest_version = loaded.manifest_version
                         where
-                            records.sync_id = plan.sync_id
-                            and records.sync_run_id = plan.sync_run_id
+                            files.sync_id = plan.sync_id
+                            and files.sync_run_id = plan.sync_run_id
+                            and files.is_loaded
+                            and files.num_rows > 0
                     )
                 )
         {%- endset -%}

@@ -10,7 +10,7 @@ CANONICAL = {
     "destinations", "destination_objects", "sync_logs_quarantine",
     "int_sync_logs__lake_files", "int_sync_logs__run_manifest", "int_sync_logs__runs_to_load",
     "int_sync_logs__committed_runs", "int_sync_logs__runs_to_rewrite", "int_sync_logs__objects",
-    "int_sync_logs__record_files", "int_sync_logs__records", "int_sync_logs__snapshot",
+    "int_sync_logs__record_files", "int_sync_logs__snapshot",
     "int_sync_logs__facts",
 }
 STAGING = {
@@ -43,7 +43,7 @@ ERRORS_ANCESTORS = {
     "sync_changelog", "sync_runs", "source_objects", "destinations", "destination_objects",
     "int_sync_logs__lake_files", "int_sync_logs__run_manifest", "int_sync_logs__runs_to_load",
     "int_sync_logs__committed_runs", "int_sync_logs__runs_to_rewrite", "int_sync_logs__objects",
-    "int_sync_logs__record_files", "int_sync_logs__records", "int_sync_logs__snapshot",
+    "int_sync_logs__record_files", "int_sync_logs__snapshot",
     "int_sync_logs__facts",
 }
 

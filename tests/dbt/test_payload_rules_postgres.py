@@ -18,7 +18,7 @@ from pyspark.sql import functions as F
 from handmade_lake import load_model
 from sync_logs.dbt_invoke import run_dbt
 
-records_model = load_model("int_sync_logs__records")
+changelog_model = load_model("sync_changelog")
 
 SALT = "pg-test-salt"
 RULES = {
@@ -166,23 +166,23 @@ def test_hashes_and_marker_are_the_ones_spark_writes(pg, spark):
     flags = dict(query(
         f"select row_id, bool_or(payload_truncated) from {pg['built']}"
         ".stg_sync_logs__sync_changelog group by row_id"))
-    rules = records_model.payload_rules(
+    rules = changelog_model.payload_rules(
         json.dumps(RULES["sync_logs_payload_fields_to_drop"]),
         json.dumps(RULES["sync_logs_payload_fields_to_hash"]), SALT, "200")
     frame = spark.createDataFrame(
         [(1, '{"email": "u2@x.com", "plan": "free"}', None), (2, BIG, None)],
         "row_index bigint, record_payload string, payload_problem string",
     )
-    for name in records_model.RECORD_COLUMNS:
+    for name in changelog_model.RECORD_COLUMNS:
         if name not in frame.columns:
             frame = frame.withColumn(name, F.lit(None))
     frame = frame.selectExpr(
         *[f"cast({c} as {t})" for c, t in (
-            part.strip().split(" ") for part in records_model.RECORD_SCHEMA.split(","))]
+            part.strip().split(" ") for part in changelog_model.RECORD_SCHEMA.split(","))]
     ).withColumn("payload_truncated", F.lit(False))
     spark_written = {
         r["row_index"]: r["record_payload"]
-        for r in records_model.protect_payloads(frame, rules).collect()
+        for r in changelog_model.protect_payloads(frame, rules).collect()
     }
     # the same hash (PostgreSQL re-serialises the rewritten object, so compare as JSON)
     assert json.loads(staged["L06"]) == json.loads(spark_written[1]) == {"email": h("u2@x.com")}

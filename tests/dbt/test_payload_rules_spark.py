@@ -119,11 +119,15 @@ def test_changelog_payloads_flags_and_payload_changed(spark, lake_build):
     assert json.loads(marker(BIG)) == {"_sync_logs_truncated": True,
                                        "original_bytes": len(BIG), "sha256": json.loads(
                                            marker(BIG))["sha256"]}
-    # the payload that is not a JSON object is kept as its salted hash in the records table
-    assert rows(spark, "int_sync_logs__records", "identifier", "record_payload",
-                "payload_truncated") == sorted([
-        ("a", a1, False), ("a", a2, False), ("a", a2, False), ("b", b, False),
-        ("b", b, False), ("c", marker(BIG), True), ("d", h(NOT_JSON), False),
+    # payload_hash (payload_changed, log_id) is taken of the payload after the rules: the text
+    # that is not a JSON object as its salted hash, the over-size payload as its marker
+    def tagged_sha256(text: str) -> str:
+        return hashlib.sha256(f"{len(text)}:{text}".encode("utf-8")).hexdigest()
+
+    assert rows(spark, "sync_changelog", "row_id", "payload_hash") == sorted([
+        ("a", tagged_sha256(a1)), ("a", tagged_sha256(a2)), ("a", tagged_sha256(a2)),
+        ("b", tagged_sha256(b)), ("b", tagged_sha256(b)), ("c", tagged_sha256(marker(BIG))),
+        ("d", tagged_sha256(h(NOT_JSON))),
     ], key=lambda r: tuple(map(str, r)))
 
 

@@ -1,5 +1,6 @@
-"""Payload rules of int_sync_logs__records: privacy (drop / salted hash of top-level fields)
-and the size limit (truncation marker), on hand-made records; expected texts written out.
+"""Payload rules of sync_changelog, applied as it reads the records: privacy (drop / salted hash
+of top-level fields) and the size limit (truncation marker), on hand-made records; expected texts
+written out.
 
 Hashes are computed here with hashlib from the documented formula, sha256(salt || value), not
 with the model's own helper."""
@@ -12,7 +13,6 @@ from pyspark.sql import functions as F
 
 from handmade_lake import load_model
 
-records_model = load_model("int_sync_logs__records")
 changelog_model = load_model("sync_changelog")
 
 SALT = "pepper"
@@ -47,11 +47,11 @@ def record(index, payload, identifier="a", problem=None):
         "payload_truncated": False,
         "manifest_version": 1,
     }
-    return tuple(row[c] for c in records_model.RECORD_COLUMNS)
+    return tuple(row[c] for c in changelog_model.RECORD_COLUMNS)
 
 
 def frame(spark, rows):
-    return spark.createDataFrame(rows, records_model.RECORD_SCHEMA)
+    return spark.createDataFrame(rows, changelog_model.RECORD_SCHEMA)
 
 
 def payloads(result) -> dict:
@@ -66,7 +66,7 @@ def test_rewrite_drops_and_hashes_top_level_members_and_keeps_the_others_as_writ
         '{ "email" : "Ann@X.com", "phone": "+1 555", "seats": 1.50, "tags": ["a", 1], '
         '"prefs": {"k": true}, "name": "Ann \\u00e9", "ok": true, "gone": null, "n": 1e3 }'
     )
-    got = records_model.rewrite_payload(
+    got = changelog_model.rewrite_payload(
         text,
         drop=frozenset({"phone"}),
         hashed=frozenset({"email", "seats", "tags", "prefs", "name", "ok", "gone"}),
@@ -90,26 +90,26 @@ def test_rewrite_drops_and_hashes_top_level_members_and_keeps_the_others_as_writ
 
 
 def test_rewrite_handles_duplicate_keys_empty_objects_and_text_python_cannot_read():
-    assert records_model.rewrite_payload(
+    assert changelog_model.rewrite_payload(
         '{"email":"a","email":"b","v":1}', frozenset(), frozenset({"email"}), SALT
     ) == f'{{"email":"{h("a")}","email":"{h("b")}","v":1}}'
-    assert records_model.rewrite_payload(
+    assert changelog_model.rewrite_payload(
         '{"email":"a","v":1,"email":"b"}', frozenset({"email"}), frozenset(), ""
     ) == '{"v":1}'
-    assert records_model.rewrite_payload(" {} ", frozenset({"x"}), frozenset(), "") == " {} "
+    assert changelog_model.rewrite_payload(" {} ", frozenset({"x"}), frozenset(), "") == " {} "
     # single quotes: Spark's JSON reader accepts them, Python's does not
     single = "{'email': 'a'}"
-    assert records_model.rewrite_payload(single, frozenset(), frozenset({"email"}), SALT) == (
+    assert changelog_model.rewrite_payload(single, frozenset(), frozenset({"email"}), SALT) == (
         f'{{"_sync_logs_unparsed_payload_sha256":"{h(single)}"}}'
     )
 
 
 def test_payload_rules_from_config_text():
-    assert records_model.payload_rules('["b", "a", "a"]', '["email"]', "s", "100") == {
+    assert changelog_model.payload_rules('["b", "a", "a"]', '["email"]', "s", "100") == {
         "drop": ["a", "b"], "hash": ["email"], "salt": "s", "max_bytes": 100}
-    assert records_model.payload_rules("[]", "[]", "", "null") == NO_RULES
-    assert records_model.payload_rules(None, None, None, None) == NO_RULES
-    assert records_model.payload_rules('"phone"', "[]", "", "null")["drop"] == ["phone"]
+    assert changelog_model.payload_rules("[]", "[]", "", "null") == NO_RULES
+    assert changelog_model.payload_rules(None, None, None, None) == NO_RULES
+    assert changelog_model.payload_rules('"phone"', "[]", "", "null")["drop"] == ["phone"]
 
 
 @pytest.mark.parametrize(
@@ -124,12 +124,12 @@ def test_payload_rules_from_config_text():
 )
 def test_payload_rules_refuse_what_cannot_be_applied_safely(args, message):
     with pytest.raises(ValueError, match=message):
-        records_model.payload_rules(*args)
+        changelog_model.payload_rules(*args)
 
 
 def test_no_rule_leaves_every_payload_as_read(spark):
     rows = [record(0, '{"email": "a@x.com"}'), record(1, "not json", problem="x")]
-    result = records_model.protect_payloads(frame(spark, rows), NO_RULES)
+    result = changelog_model.protect_payloads(frame(spark, rows), NO_RULES)
     assert payloads(result) == {0: ('{"email": "a@x.com"}', False), 1: ("not json", False)}
 
 
@@ -144,7 +144,7 @@ def test_privacy_rewrites_only_payloads_holding_a_named_field(spark):
     ]
     rows[3] = record(3, '{"plan": "x", "email": "a@x.com"', problem="not a JSON object")
     rules = {"drop": ["phone"], "hash": ["email"], "salt": SALT, "max_bytes": None}
-    result = records_model.protect_payloads(frame(spark, rows), rules)
+    result = changelog_model.protect_payloads(frame(spark, rows), rules)
     assert payloads(result) == {
         0: (f'{{"email":"{h("a@x.com")}","plan":"pro"}}', False),
         1: ('{"plan":   "free"}', False),
@@ -154,7 +154,7 @@ def test_privacy_rewrites_only_payloads_holding_a_named_field(spark):
         5: ("", False),
     }
     # every other column passes through
-    assert result.columns == records_model.RECORD_COLUMNS
+    assert result.columns == changelog_model.RECORD_COLUMNS
     assert sorted(tuple(r) for r in result.drop("record_payload").collect()) == sorted(
         tuple(r) for r in frame(spark, rows).drop("record_payload").collect()
     )
@@ -167,7 +167,7 @@ def test_payloads_over_the_limit_become_the_marker_with_size_and_hash(spark):
     rows = [record(0, small), record(1, big), record(2, other_big, identifier="b"),
             record(3, None, problem="record_payload is null")]
     rules = {**NO_RULES, "max_bytes": 14}
-    got = payloads(records_model.protect_payloads(frame(spark, rows), rules))
+    got = payloads(changelog_model.protect_payloads(frame(spark, rows), rules))
     assert got == {
         0: (small, False),
         1: (f'{{"_sync_logs_truncated":true,"original_bytes":15,"sha256":"{sha(big)}"}}', True),
@@ -180,7 +180,7 @@ def test_payloads_over_the_limit_become_the_marker_with_size_and_hash(spark):
     assert json.loads(got[1][0]) == {"_sync_logs_truncated": True, "original_bytes": 15,
                                      "sha256": sha(big)}
     # exactly at the limit is kept
-    at_limit = payloads(records_model.protect_payloads(frame(spark, rows), {**rules,
+    at_limit = payloads(changelog_model.protect_payloads(frame(spark, rows), {**rules,
                                                                             "max_bytes": 15}))
     assert at_limit[1] == (big, False)
 
@@ -188,7 +188,7 @@ def test_payloads_over_the_limit_become_the_marker_with_size_and_hash(spark):
 def test_size_is_measured_after_the_privacy_rules(spark):
     text = '{"bio": "' + "x" * 50 + '", "v": 1}'
     rules = {"drop": ["bio"], "hash": [], "salt": "", "max_bytes": 20}
-    assert payloads(records_model.protect_payloads(frame(spark, [record(0, text)]), rules)) == {
+    assert payloads(changelog_model.protect_payloads(frame(spark, [record(0, text)]), rules)) == {
         0: ('{"v":1}', False)
     }
 
@@ -197,7 +197,7 @@ def test_changelog_carries_the_flag_and_distinguishes_truncated_originals(spark)
     rows = [record(0, '{"v": "' + "a" * 30 + '"}'), record(1, '{"v": "' + "b" * 30 + '"}'),
             record(2, '{"v": 1}', identifier="c")]
     rows[1] = record(1, '{"v": "' + "b" * 30 + '"}', identifier="b")
-    records = records_model.protect_payloads(frame(spark, rows), {**NO_RULES, "max_bytes": 20})
+    records = changelog_model.protect_payloads(frame(spark, rows), {**NO_RULES, "max_bytes": 20})
     runs = spark.createDataFrame(
         [(10, 100, None, "mirror", None, None)],
         "sync_id bigint, sync_run_id bigint, sync_run_started_at timestamp, behavior string, "

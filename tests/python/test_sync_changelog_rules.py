@@ -1,6 +1,6 @@
 """sync_changelog: status mapping, each op_type rule, payload_changed, folding, log_id, late runs.
 
-Inputs are hand-made records (the shape of int_sync_logs__records) and run metadata; expected
+Inputs are hand-made records (the shape `read_records` gives) and run metadata; expected
 rows are written out by hand next to them.
 """
 
@@ -12,7 +12,6 @@ from pyspark.sql import functions as F
 
 from handmade_lake import load_model
 
-records_model = load_model("int_sync_logs__records")
 cl = load_model("sync_changelog")
 
 T0 = datetime(2026, 10, 1, 6, 0, tzinfo=UTC)
@@ -21,7 +20,7 @@ LOGGED_2 = datetime(2026, 11, 2, tzinfo=UTC)
 # Spark returns timestamps as naive datetimes in the session time zone (UTC).
 AT_1 = LOGGED_1.replace(tzinfo=None)
 AT_2 = LOGGED_2.replace(tzinfo=None)
-RECORD_SCHEMA = records_model.RECORD_SCHEMA
+RECORD_SCHEMA = cl.RECORD_SCHEMA
 RUN_SCHEMA = (
     "sync_id bigint, sync_run_id bigint, sync_run_started_at timestamp, behavior string, "
     "split_group string, sync_run_error string"
@@ -58,7 +57,7 @@ def record(run, identifier, payload='{"v": 1}', operation="upsert", status="succ
 
 def frames(spark, records, runs):
     records_df = spark.createDataFrame(
-        [tuple(r[c] for c in records_model.RECORD_COLUMNS) for r in records], RECORD_SCHEMA
+        [tuple(r[c] for c in cl.RECORD_COLUMNS) for r in records], RECORD_SCHEMA
     )
     runs_df = spark.createDataFrame(
         [
@@ -277,10 +276,14 @@ def expected_log_id(sync_id, run_id, identifier, payload, operation, status) -> 
     def tag(value):
         return "~" if value is None else f"{len(value)}:{value}"
 
-    text = "|".join(
-        [str(sync_id), str(run_id), tag(identifier), tag(payload), tag(operation), tag(status)]
+    def sha256(text: str) -> str:
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    payload_hash = sha256(tag(payload))
+    return sha256(
+        "|".join([str(sync_id), str(run_id), tag(identifier), payload_hash, tag(operation),
+                  tag(status)])
     )
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def test_log_id_is_the_hash_of_the_fold_key_with_null_markers(spark):
