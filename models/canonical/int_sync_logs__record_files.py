@@ -1,7 +1,9 @@
 """One row per record batch file of every loaded run: validity, row count, read schema.
 
-Incremental (insert_overwrite by sync_id, sync_run_id): a build inspects only the files of the
-runs it loads (`int_sync_logs__runs_to_load`) and replaces those runs' rows.
+Incremental (insert_overwrite by sync_id): a build inspects only the files of the runs it loads
+(`int_sync_logs__runs_to_load`) and rewrites the partitions of their syncs: those runs' new rows
+and the other runs' rows as they were. A partition per sync, not per run: the table is small
+(a row per file), and every table partition is a folder and a metastore entry to write.
 
 Why Python here: Spark has no built-in that returns one parquet file's own schema, and its
 merged read cannot tell a column a file lacks from a column of nulls, nor survive a corrupt
@@ -216,7 +218,18 @@ def record_files(session: SparkSession, lake_files: DataFrame, runs: DataFrame) 
     )
 
 
+def with_other_runs(fresh: DataFrame, previous: DataFrame, runs: DataFrame) -> DataFrame:
+    """`fresh` plus the rows of `previous` of the same syncs whose run is not in `runs`."""
+    kept = previous.join(runs.select("sync_id").distinct(), "sync_id", "left_semi").join(
+        runs.select("sync_id", "sync_run_id"), ["sync_id", "sync_run_id"], "left_anti"
+    )
+    return fresh.unionByName(kept.select(*fresh.columns))
+
+
 def model(dbt, session):
     lake_files = dbt.ref("int_sync_logs__lake_files")
     runs = dbt.ref("int_sync_logs__runs_to_load")
-    return record_files(session, lake_files, runs)
+    fresh = record_files(session, lake_files, runs)
+    if not dbt.is_incremental:
+        return fresh
+    return with_other_runs(fresh, session.table(str(dbt.this)), runs)
