@@ -14,6 +14,7 @@ For each N, in a fresh work folder (lake, warehouse, logs; removed afterwards un
      (sync_logs.generator_increment.append_run)
   6. incremental `dbt run --select tag:sync_logs_canonical` again; the reference recomputes the
                  whole lake (what a user without the package does); compared again
+     idle build  the same once more, with nothing new: what a build costs whatever the data
   7. marts       `dbt run --select tag:sync_logs_staging tag:sync_logs_intermediate
                  tag:sync_logs_marts`
   8. data tests  `dbt test --select tag:sync_logs_canonical` (skip with --no-tests)
@@ -402,6 +403,10 @@ def bench_size(records: int, args: argparse.Namespace, settings: dict | None) ->
     result["increment"]["op_types"] = increment_op_types(
         work / "reference_incremental", increment["sync_id"], increment["sync_run_id"])
 
+    # The same build once more with nothing new in the lake: the cost of a build that does not
+    # depend on data (starting dbt and Spark, listing the lake, each node's fixed cost).
+    dbt("idle build", ["run", *CANONICAL], 0)
+
     if not args.no_marts:
         dbt("marts", ["run", *MARTS], records + args.increment)
     if not args.no_tests:
@@ -488,14 +493,14 @@ def timeline_lines(results: dict[int, dict]) -> list[str]:
         "node's seconds include waiting for a core. Before the first node: Python and dbt",
         "start, the partial parse, and Spark's JVM and Hive metastore (`startup`).",
     ]
-    builds = ["full build", "incremental build"]
+    builds = ["full build", "incremental build", "idle build"]
     for records, data in sorted(results.items()):
         timed = {b: data.get("dbt_nodes", {}).get(b, {}) for b in builds}
         walls = {s["step"]: s["wall_s"] for s in data["steps"]}
         if not any(t.get("nodes") for t in timed.values()):
             continue
         lines += ["", f"**{_size(records)}**", "", "| node | " + " | ".join(builds) + " |",
-                  "| --- | --- | --- |"]
+                  "| --- |" + " --- |" * len(builds)]
         cells = []
         for b in builds:
             ends = [n.get("to_s", 0) for n in timed[b].get("nodes", {}).values()]
