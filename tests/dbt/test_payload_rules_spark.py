@@ -122,7 +122,7 @@ def test_changelog_payloads_flags_and_payload_changed(spark, lake_build):
     # payload_hash (payload_changed, log_id) is taken of the payload after the rules: the text
     # that is not a JSON object as its salted hash, the over-size payload as its marker
     def tagged_sha256(text: str) -> str:
-        return hashlib.sha256(f"{len(text)}:{text}".encode("utf-8")).hexdigest()
+        return hashlib.sha256(f"{len(text)}:{text}".encode()).hexdigest()
 
     assert rows(spark, "sync_changelog", "row_id", "payload_hash") == sorted([
         ("a", tagged_sha256(a1)), ("a", tagged_sha256(a2)), ("a", tagged_sha256(a2)),
