@@ -9,7 +9,7 @@ its whole changelog. Rows whose latest attempt is a succeeded `removed` stay her
 `sync_snapshot` leaves them out.
 """
 
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 RUN = ["sync_id", "sync_run_id"]
@@ -69,18 +69,25 @@ def row_states(changelog: DataFrame) -> DataFrame:
         "log_id",
         F.coalesce(F.col("batch_started_at"), F.col("sync_run_started_at")).alias("attempted_at"),
     )
+    # One window, not a groupBy: max_by of a struct is a sort aggregate, which sorts the
+    # payloads twice (before and after the shuffle); the window sorts them once.
+    newest_first = Window.partitionBy("sync_id", "row_id").orderBy(attempt_order().desc())
+    whole_row = newest_first.rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing)
+    succeeded = F.col("status") == "succeeded"
     return (
         changelog.filter(F.col("row_id").isNotNull())
-        .groupBy("sync_id", "row_id")
-        .agg(
-            F.max_by(latest, attempt_order()).alias("latest"),
-            F.max(F.when(F.col("status") == "succeeded", success_time)).alias("last_succeeded_at"),
-            F.min(
-                F.when(
-                    (F.col("status") == "succeeded") & (F.col("op_type") == "added"), success_time
-                )
-            ).alias("first_added_at"),
+        .select(
+            "sync_id",
+            "row_id",
+            latest.alias("latest"),
+            F.row_number().over(newest_first).alias("_newest"),
+            F.max(F.when(succeeded, success_time)).over(whole_row).alias("last_succeeded_at"),
+            F.min(F.when(succeeded & (F.col("op_type") == "added"), success_time))
+            .over(whole_row)
+            .alias("first_added_at"),
         )
+        .filter(F.col("_newest") == 1)
+        .drop("_newest")
     )
 
 
