@@ -1,7 +1,8 @@
 """The README's install path, as a new user takes it: a fresh virtualenv, the README's command
 `pip install -c constraints.txt .` in the checkout (no development extras), a new dbt project whose
 packages.yml points at the checkout and whose profile is a small `sparksession` target, then
-`dbt deps` and `dbt build` with that virtualenv's own `dbt`, in its own process and JVM.
+`dbt deps` and `dbt build` (of the package's canonical folder) with that virtualenv's own `dbt`,
+in its own process and JVM.
 
 It proves that the package declares what its models need at run time (the mapInArrow models
 need PySpark's Arrow path: pandas, pyarrow, numpy), which the other dbt tests cannot: they run
@@ -41,7 +42,7 @@ def run(command: list[str], cwd: Path, env: dict[str, str]) -> str:
         command, cwd=cwd, env=env, capture_output=True, text=True, timeout=TIMEOUT
     )
     output = done.stdout + done.stderr
-    assert done.returncode == 0, f"{' '.join(command)} exited {done.returncode}:\n{output[-6000:]}"
+    assert done.returncode == 0, f"{' '.join(command)} exited {done.returncode}:\n{output[-8000:]}"
     return done.stdout
 
 
@@ -192,7 +193,11 @@ def fresh_build(fresh_venv, tmp_path_factory) -> dict[str, list[dict]]:
     env = clean_env(venv)
     dbt = str(venv / "bin" / "dbt")
     run([dbt, "deps", "--profiles-dir", str(project)], project, env)
-    run([dbt, "build", "--profiles-dir", str(project)], project, env)
+    # The canonical folder: every Python model (what the install must serve), and the views
+    # over them. The SQL marts need nothing from the Python environment; they are built in
+    # tests/consumer (the development virtualenv), which saves a minute of CI here.
+    run([dbt, "build", "--select", "sync_logs.canonical", "--profiles-dir", str(project)],
+        project, env)
     out = run([str(venv / "bin" / "python"), "-c", QUERY_SCRIPT, str(warehouse),
                json.dumps(QUERIES)], project, env)
     return json.loads(out.strip().splitlines()[-1])
