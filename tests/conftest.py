@@ -1,4 +1,9 @@
-"""One local SparkSession for the whole test session; dbt runs in-process on it."""
+"""One local SparkSession per test process; dbt runs in-process on it.
+
+`make test` runs two pytest-xdist workers (`--dist loadgroup`). Each worker is its own process
+with its own SparkSession and warehouse folder. A test module is one group, so its
+module-scoped builds run once; the consumer folder, whose build is session-scoped, is one group.
+"""
 
 import os
 from pathlib import Path
@@ -6,6 +11,18 @@ from pathlib import Path
 import pytest
 
 from sync_logs.spark import local_session
+
+TESTS = Path(__file__).resolve().parent
+# Folders whose modules share a session-scoped fixture: each runs whole in one worker.
+SHARED_SESSION_FOLDERS = ("consumer",)
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        relative = Path(str(item.fspath)).resolve().relative_to(TESTS)
+        shared = relative.parts[0] in SHARED_SESSION_FOLDERS
+        group = relative.parts[0] if shared else relative.as_posix()
+        item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(scope="session")
