@@ -2,7 +2,8 @@
 
 `make test` runs two pytest-xdist workers (`--dist loadgroup`). Each worker is its own process
 with its own SparkSession and warehouse folder. A test module is one group, so its
-module-scoped builds run once; the consumer folder, whose build is session-scoped, is one group.
+module-scoped builds run once; the tests that use the consumer project's session-scoped build
+are one group, so it is built once.
 """
 
 import os
@@ -13,16 +14,15 @@ import pytest
 from sync_logs.spark import local_session
 
 TESTS = Path(__file__).resolve().parent
-# Folders whose modules share a session-scoped fixture: each runs whole in one worker.
-SHARED_SESSION_FOLDERS = ("consumer",)
+# Session-scoped fixtures that build something: their tests run in one worker.
+SHARED_SESSION_BUILDS = {"consumer_lake", "consumer_deps", "consumer_build"}
 
 
 def pytest_collection_modifyitems(items):
     for item in items:
-        relative = Path(str(item.fspath)).resolve().relative_to(TESTS)
-        shared = relative.parts[0] in SHARED_SESSION_FOLDERS
-        group = relative.parts[0] if shared else relative.as_posix()
-        item.add_marker(pytest.mark.xdist_group(group))
+        shared = SHARED_SESSION_BUILDS.intersection(item.fixturenames)
+        group = "consumer_build" if shared else Path(str(item.fspath)).relative_to(TESTS)
+        item.add_marker(pytest.mark.xdist_group(str(group)))
 
 
 @pytest.fixture(scope="session")
