@@ -1,10 +1,10 @@
 """The objects runs point at, for `source_objects`, `destinations` and `destination_objects`.
 
 One row per (object_kind, id). The latest fact file holding the id wins (file modification time,
-then path), and within it the last row holding the id (`row_index`). Ids that only run metadata names yet (the fact files lag behind runs) come from the
-most recent valid run naming them (run start, then org, sync and run id), with what
-metadata.json says of them, and record_source = 'run_metadata'. No two candidates tie: the
-choice is the same on every build.
+then path), and within it the last row holding the id (`row_index`). Ids that only run metadata
+names yet (the fact files lag behind runs) come from the most recent valid run naming them (run
+start, then org, sync and run id), with what metadata.json says of them, and
+record_source = 'run_metadata'. No two candidates tie: the choice is the same on every build.
 """
 
 from functools import reduce
