@@ -168,17 +168,6 @@ def test_file_with_only_the_required_columns_loads():
     )
 
 
-@pytest.mark.parametrize("required", ["identifier", "operation", "status"])
-def test_file_without_a_required_column_is_still_not_loaded(required):
-    table = one_record(pa.timestamp("us", "UTC"), T0).drop_columns([required])
-    assert files.inspect_file(parquet_bytes(table), EXPECTED) == (
-        None,
-        None,
-        None,
-        f"missing required column(s): {required}",
-    )
-
-
 # --- 5. deterministic everywhere -----------------------------------------------------------
 
 RUN_SCHEMA = (
