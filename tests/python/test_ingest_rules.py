@@ -224,9 +224,9 @@ def test_redelivery_in_files_1_and_01_keeps_the_01_file(spark):
 
 def test_state_of_a_run_with_files_1_and_01_is_the_1_file(spark):
     records = [
-        record(1, "a", '{"v": 1}', ZERO_ONE),
-        record(1, "a", '{"v": 2}', ONE),
-        record(2, "a", '{"v": 2}', "records_updated.0.parquet"),
+        record(1, "a", '{"v": 1}', ONE),
+        record(1, "a", '{"v": 2}', ZERO_ONE),
+        record(2, "a", '{"v": 1}', "records_updated.0.parquet"),
     ]
     result = changelog(spark, records, [(1, T0), (2, datetime(2026, 10, 2, tzinfo=UTC))])
     later = result.filter("sync_run_id = 2").select("op_type", "payload_changed")
@@ -267,7 +267,7 @@ def test_two_rows_of_one_id_in_a_fact_file_the_last_row_wins(spark):
             None,
         )
 
-    rows = spark.createDataFrame([row(0, "first"), row(1, "second")], FACT_ROWS)
+    rows = spark.createDataFrame([row(1, "second"), row(0, "first")], FACT_ROWS)
     got = objects.from_fact_files(rows).select("id", "name").collect()
     assert [tuple(r) for r in got] == [(8, "second")]
 
