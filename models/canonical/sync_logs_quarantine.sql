@@ -125,7 +125,7 @@ with items as (
 
     union all
 
-    {#- loaded fact files with rows that hold a bad value, or that repeat an id -#}
+    -- loaded fact files with rows that hold a bad value, or that repeat an id
     select
         'file' as item_type,
         'warning' as severity,
