@@ -4,12 +4,15 @@ Rebuilt every build (the fact files are small and refreshed in place every few h
 file is inspected like a record batch (see `int_sync_logs__record_files` for why this needs a
 small `mapInArrow` function): unreadable files and files lacking `id`, `type` or `name` become
 `row_kind = 'file_problem'` rows (reported in the quarantine), valid files are read natively.
+Id columns are converted with a safe cast: a value that is not an integer (`n/a`) loads as null
+and the row says so in `problem` (reported per file in the quarantine); the build never fails
+on it, ANSI mode or not. `row_index` (position in the file) breaks ties between rows of one id.
 """
 
 from collections.abc import Iterator
 
 import pyarrow as pa
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 REQUIRED_COLUMNS = ["id", "type", "name"]
@@ -20,8 +23,34 @@ INSPECTION_SCHEMA = "path string, num_rows bigint, read_schema string, problem s
 FACT_SCHEMA = (
     "fact_table string, org_id bigint, id bigint, type string, name string, model_id bigint, "
     "business_object_id bigint, filter_segment_id bigint, cohort_id bigint, path string, "
-    "file_modified_at timestamp, row_kind string, problem string"
+    "file_modified_at timestamp, row_index bigint, row_kind string, problem string"
 )
+
+
+def _try_cast(value: Column, type_name: str) -> Column:
+    """Null when the value does not convert, whatever spark.sql.ansi.enabled says."""
+    if hasattr(Column, "try_cast"):  # Spark 4
+        return value.try_cast(type_name)
+    return value.cast(type_name)  # Spark 3.5 runtimes: ANSI off by default
+
+
+def as_ids(frame: DataFrame, present: set[str]) -> tuple[list[Column], Column]:
+    """The ID_COLUMNS of `frame` as bigint (safe casts), and each row's problem: the id
+    columns holding a value that is not an integer (loaded as null), or null."""
+    values, bad = [], []
+    for name in ID_COLUMNS:
+        if name not in present:
+            values.append(F.lit(None).cast("bigint").alias(name))
+            continue
+        value = _try_cast(F.col(name), "bigint")
+        values.append(value.alias(name))
+        bad.append(F.when(F.col(name).isNotNull() & value.isNull(), F.lit(name)))
+    listed = F.array_join(F.array_compact(F.array(*bad)), ", ") if bad else F.lit("")
+    problem = F.when(
+        listed != "",
+        F.concat(F.lit("a value that is not an integer, loaded as null, in: "), listed),
+    )
+    return values, problem
 
 
 def spark_type(field: pa.Field) -> str | None:
@@ -116,6 +145,7 @@ def read_facts(session: SparkSession, fact_files: DataFrame) -> DataFrame:
         *[F.lit(None).cast("bigint").alias(c) for c in ID_COLUMNS[1:]],
         "path",
         "file_modified_at",
+        F.lit(None).cast("bigint").alias("row_index"),
         F.lit("file_problem").alias("row_kind"),
         F.coalesce(F.col("problem"), F.lit("file not read")).alias("problem"),
     )
@@ -131,16 +161,16 @@ def read_facts(session: SparkSession, fact_files: DataFrame) -> DataFrame:
     for read_schema, group_paths in sorted(groups.items()):
         frame = session.read.schema(read_schema).parquet(*group_paths)
         present = set(frame.columns)
+        ids, problem = as_ids(frame, present)
         rows = frame.select(
-            *[
-                (F.col(c) if c in present else F.lit(None)).cast("bigint").alias(c)
-                for c in ID_COLUMNS
-            ],
+            *ids,
             *[
                 (F.col(c) if c in present else F.lit(None)).cast("string").alias(c)
                 for c in TEXT_COLUMNS
             ],
             decoded.alias("path"),
+            F.col("_metadata.row_index").alias("row_index"),
+            problem.alias("problem"),
         ).join(F.broadcast(files), "path")
         result = result.unionByName(
             rows.select(
@@ -151,8 +181,9 @@ def read_facts(session: SparkSession, fact_files: DataFrame) -> DataFrame:
                 *ID_COLUMNS[1:],
                 "path",
                 "file_modified_at",
+                "row_index",
                 F.lit("row").alias("row_kind"),
-                F.lit(None).cast("string").alias("problem"),
+                "problem",
             )
         )
     return result

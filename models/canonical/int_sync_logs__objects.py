@@ -1,9 +1,10 @@
 """The objects runs point at, for `source_objects`, `destinations` and `destination_objects`.
 
 One row per (object_kind, id). The latest fact file holding the id wins (file modification time,
-then path). Ids that only run metadata names yet (the fact files lag behind runs) come from the
-most recent valid run naming them, with what metadata.json says of them, and
-record_source = 'run_metadata'.
+then path), and within it the last row holding the id (`row_index`). Ids that only run metadata
+names yet (the fact files lag behind runs) come from the most recent valid run naming them (run
+start, then org, sync and run id), with what metadata.json says of them, and
+record_source = 'run_metadata'. No two candidates tie: the choice is the same on every build.
 """
 
 from functools import reduce
@@ -40,7 +41,7 @@ def from_fact_files(facts: DataFrame) -> DataFrame:
         & F.col("id").isNotNull()
         & F.col("fact_table").isin(*RUN_METADATA)
     )
-    latest = F.max_by(F.struct(*FACT_COLUMNS), F.struct("file_modified_at", "path"))
+    latest = F.max_by(F.struct(*FACT_COLUMNS), F.struct("file_modified_at", "path", "row_index"))
     return (
         rows.groupBy(F.col("fact_table").alias("object_kind"), "id")
         .agg(latest.alias("latest"))
@@ -56,7 +57,10 @@ def from_run_metadata(manifest: DataFrame) -> DataFrame:
             (F.col(filled[name]) if name in filled else F.lit(None)).cast(kind_type).alias(name)
             for name, kind_type in FACT_COLUMNS.items()
         ]
-        latest = F.max_by(F.struct(*values), F.struct("sync_run_started_at", "sync_run_id"))
+        latest = F.max_by(
+            F.struct(*values),
+            F.struct("sync_run_started_at", "org_id", "sync_id", "sync_run_id"),
+        )
         frames.append(
             valid.filter(F.col(id_column).isNotNull())
             .groupBy(F.col(id_column).alias("id"))

@@ -20,21 +20,26 @@ import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-REQUIRED_COLUMNS = [
-    "identifier",
+# A file lacking one of these is not loaded; any other contract column a file lacks loads as
+# null (the spec: readers must not fail when an optional column is absent), with a warning.
+REQUIRED_COLUMNS = ["identifier", "operation", "status"]
+OPTIONAL_COLUMNS = [
     "record_payload",
-    "operation",
-    "status",
     "status_message",
     "batch_started_at",
     "batch_ended_at",
 ]
 ID_COLUMNS = {"sync_configuration_id": "expected_sync_id", "sync_run_id": "expected_sync_run_id"}
-KNOWN_COLUMNS = REQUIRED_COLUMNS + list(ID_COLUMNS)
+KNOWN_COLUMNS = REQUIRED_COLUMNS + OPTIONAL_COLUMNS + list(ID_COLUMNS)
 TIMESTAMP_COLUMNS = {"batch_started_at", "batch_ended_at"}
+# Spark refuses to read parquet TIMESTAMP(NANOS) as a timestamp, but reads its int64 when asked
+# for a bigint (no session setting needed); sync_changelog turns those nanoseconds since the
+# epoch into a UTC instant (truncated to microseconds, Spark's precision).
+NANOS_READ_TYPE = "bigint"
 
 INSPECTION_SCHEMA = (
-    "path string, num_rows bigint, read_schema string, extra_columns string, problem string"
+    "path string, num_rows bigint, read_schema string, extra_columns string, "
+    "missing_columns string, problem string"
 )
 
 
@@ -75,24 +80,42 @@ def spark_type(field: pa.Field, physical: str) -> str | None:
     return None
 
 
+def timestamp_read_type(field: pa.Field, physical: str, logical: str) -> str | None:
+    """The Spark type a batch time column is read with (see sync_changelog.normalise)."""
+    if pa.types.is_timestamp(field.type) and physical == "INT64" and "nanoseconds" in logical:
+        return NANOS_READ_TYPE
+    type_name = spark_type(field, physical)
+    if type_name in ("timestamp", "timestamp_ntz", "string", "date"):
+        return type_name
+    return None
+
+
 def inspect_file(content: bytes, expected: dict[str, int | None]) -> tuple:
     """(num_rows, read_schema, extra_columns, problem) of one parquet file's bytes."""
+    num_rows, read_schema, extra, _, problem = inspect_file_columns(content, expected)
+    return num_rows, read_schema, extra, problem
+
+
+def inspect_file_columns(content: bytes, expected: dict[str, int | None]) -> tuple:
+    """(num_rows, read_schema, extra_columns, missing_columns, problem) of one parquet file's
+    bytes: `missing_columns` names the optional contract columns the file lacks (loaded as
+    null)."""
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
     try:
         parquet = pq.ParquetFile(pa.BufferReader(content))
         schema = parquet.schema_arrow
-        physical = {
-            parquet.schema.column(i).name: parquet.schema.column(i).physical_type
-            for i in range(len(parquet.schema))
-        }
+        columns = [parquet.schema.column(i) for i in range(len(parquet.schema))]
+        physical = {column.name: column.physical_type for column in columns}
+        logical = {column.name: str(column.logical_type) for column in columns}
     except Exception as error:  # noqa: BLE001 - any failure to open means corrupt/truncated
-        return None, None, None, f"corrupt or truncated parquet file ({error})"
+        return None, None, None, None, f"corrupt or truncated parquet file ({error})"
     names = schema.names
     missing = [name for name in REQUIRED_COLUMNS if name not in names]
     if missing:
-        return None, None, None, "missing required column(s): " + ", ".join(missing)
+        return None, None, None, None, "missing required column(s): " + ", ".join(missing)
+    absent = ", ".join(name for name in OPTIONAL_COLUMNS if name not in names) or None
     extra = sorted(name for name in names if name not in KNOWN_COLUMNS)
     read_types: dict[str, str] = {}
     for name in KNOWN_COLUMNS:
@@ -101,12 +124,12 @@ def inspect_file(content: bytes, expected: dict[str, int | None]) -> tuple:
         field = schema.field(name)
         if pa.types.is_null(field.type):
             continue  # a column of nulls only: read as absent
-        type_name = spark_type(field, physical.get(name, ""))
-        if type_name is None or (
-            name in TIMESTAMP_COLUMNS
-            and type_name not in ("timestamp", "timestamp_ntz", "string", "date")
-        ):
-            return None, None, None, f"column {name} has unsupported type {field.type}"
+        if name in TIMESTAMP_COLUMNS:
+            type_name = timestamp_read_type(field, physical.get(name, ""), logical.get(name, ""))
+        else:
+            type_name = spark_type(field, physical.get(name, ""))
+        if type_name is None:
+            return None, None, None, None, f"column {name} has unsupported type {field.type}"
         read_types[name] = type_name
     present = list(read_types)
     try:
@@ -120,7 +143,7 @@ def inspect_file(content: bytes, expected: dict[str, int | None]) -> tuple:
                 try:
                     as_int = pc.cast(values, pa.int64())
                 except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-                    return None, None, None, f"column {name} holds non-integer values"
+                    return None, None, None, None, f"column {name} holds non-integer values"
                 differs = pc.sum(pc.cast(pc.not_equal(as_int, want), pa.int64())).as_py() or 0
                 if differs:
                     found = pc.min_max(as_int).as_py()
@@ -128,13 +151,14 @@ def inspect_file(content: bytes, expected: dict[str, int | None]) -> tuple:
                         None,
                         None,
                         None,
+                        None,
                         f"column {name} ({found['min']}..{found['max']}) contradicts the "
                         f"folder's {want}",
                     )
     except Exception as error:  # noqa: BLE001 - a page that does not decode
-        return None, None, None, f"corrupt parquet data ({error})"
+        return None, None, None, None, f"corrupt parquet data ({error})"
     read_schema = ", ".join(f"`{name}` {read_types[name]}" for name in sorted(read_types))
-    return parquet.metadata.num_rows, read_schema, ", ".join(extra) or None, None
+    return parquet.metadata.num_rows, read_schema, ", ".join(extra) or None, absent, None
 
 
 def inspect_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
@@ -146,15 +170,19 @@ def inspect_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatc
             "num_rows": [],
             "read_schema": [],
             "extra_columns": [],
+            "missing_columns": [],
             "problem": [],
         }
         for i, path in enumerate(columns["path"]):
             expected = {name: columns[name][i] for name in ID_COLUMNS.values()}
-            num_rows, read_schema, extra, problem = inspect_file(columns["content"][i], expected)
+            num_rows, read_schema, extra, absent, problem = inspect_file_columns(
+                columns["content"][i], expected
+            )
             out["path"].append(path)
             out["num_rows"].append(num_rows)
             out["read_schema"].append(read_schema)
             out["extra_columns"].append(extra)
+            out["missing_columns"].append(absent)
             out["problem"].append(problem)
         yield pa.RecordBatch.from_pydict(
             out,
@@ -164,6 +192,7 @@ def inspect_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatc
                     ("num_rows", pa.int64()),
                     ("read_schema", pa.string()),
                     ("extra_columns", pa.string()),
+                    ("missing_columns", pa.string()),
                     ("problem", pa.string()),
                 ]
             ),
@@ -205,6 +234,7 @@ def record_files(session: SparkSession, lake_files: DataFrame, runs: DataFrame) 
         "num_rows",
         "read_schema",
         "extra_columns",
+        "missing_columns",
         F.coalesce(
             F.col("problem"), F.when(F.col("num_rows").isNull(), F.lit("file not read"))
         ).alias("problem"),

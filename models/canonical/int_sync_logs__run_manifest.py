@@ -76,11 +76,22 @@ def pick(fields: Column, name: str, aliases: list[str] | None = None) -> Column:
     return F.coalesce(*[fields.getItem(key) for key in spellings(name, aliases or [])])
 
 
+# The zone of an ISO-8601 time, after optional spaces: Z, an offset (+02, +0200, +02:00), or
+# UTC / GMT / UT with an optional offset ("2026-10-01 06:00:00 UTC", "... +02:00").
+ZONE_SUFFIX = r"\s*(Z|(UTC|GMT|UT)([+-][0-9]{1,2}(:?[0-9]{2})?)?|[+-][0-9]{2}(:?[0-9]{2})?)$"
+
+
 def parse_utc_timestamp(text: Column) -> Column:
-    """ISO-8601 text -> timestamp (UTC instant). No zone suffix means UTC; offsets convert."""
+    """ISO-8601 text -> timestamp (UTC instant). No zone suffix means UTC; offsets convert.
+
+    Accepts a `T` or a space between date and time, minutes without seconds, fractions, and a
+    zone written as in ZONE_SUFFIX (with or without a space before it). Null when the text is
+    not such a time."""
     t = F.upper(F.trim(text))
-    t = F.regexp_replace(t, r"^(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2})(?=$|[Z+-])", "$1:00")
-    has_zone = t.rlike(r"[T ][0-9:.]+(Z|[+-][0-9]{2}(:?[0-9]{2})?)$")
+    t = F.regexp_replace(
+        t, r"^(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2})(?=$|\s*(Z|UTC|GMT|UT|[+-]))", "$1:00"
+    )
+    has_zone = t.rlike(r"[T ][0-9:.]+" + ZONE_SUFFIX)
     date_only = t.rlike(r"^\d{4}-\d{2}-\d{2}$")
     with_zone = (
         F.when(date_only, F.concat(t, F.lit("T00:00:00Z")))

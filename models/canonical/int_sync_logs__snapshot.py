@@ -33,7 +33,8 @@ SNAPSHOT_COLUMNS = [
 
 
 def attempt_order() -> Column:
-    """Attempts of a row ordered by run (started_at, run id), then position within the run."""
+    """Attempts of a row ordered by run (started_at, run id), then position within the run
+    (sync_changelog's record order: batch start, type, number, file name, row)."""
     return F.struct(
         F.col("sync_run_started_at"),
         F.col("sync_run_id"),
@@ -41,6 +42,7 @@ def attempt_order() -> Column:
         F.col("batch_started_at"),
         F.col("batch_type"),
         F.col("batch_number"),
+        F.col("batch_file"),
         F.col("batch_row_index"),
     )
 

@@ -34,6 +34,8 @@ from pyspark.sql import functions as F
 
 TEXT_COLUMNS = ["identifier", "record_payload", "operation", "status", "status_message"]
 TIMESTAMP_COLUMNS = ["batch_started_at", "batch_ended_at"]
+# How int_sync_logs__record_files reads a parquet TIMESTAMP(NANOS) column: its int64.
+NANOS_READ_TYPE = "bigint"
 
 RECORD_COLUMNS = [
     "org_id",
@@ -52,6 +54,7 @@ RECORD_COLUMNS = [
     "batch_ended_at",
     "payload_problem",
     "payload_truncated",
+    "timestamp_problem",
     "manifest_version",
 ]
 RECORD_SCHEMA = (
@@ -59,7 +62,7 @@ RECORD_SCHEMA = (
     "batch_number int, row_index bigint, identifier string, record_payload string, "
     "operation string, status string, status_message string, batch_started_at timestamp, "
     "batch_ended_at timestamp, payload_problem string, payload_truncated boolean, "
-    "manifest_version bigint"
+    "timestamp_problem string, manifest_version bigint"
 )
 
 
@@ -70,11 +73,22 @@ def _try_cast(value: Column, type_name: str) -> Column:
     return value.cast(type_name)  # Spark 3.5 runtimes: ANSI off by default
 
 
+# The zone of an ISO-8601 time, after optional spaces: Z, an offset (+02, +0200, +02:00), or
+# UTC / GMT / UT with an optional offset ("2026-10-01 06:00:00 UTC", "... +02:00").
+ZONE_SUFFIX = r"\s*(Z|(UTC|GMT|UT)([+-][0-9]{1,2}(:?[0-9]{2})?)?|[+-][0-9]{2}(:?[0-9]{2})?)$"
+
+
 def parse_utc_timestamp(text: Column) -> Column:
-    """ISO-8601 text -> timestamp (UTC instant). No zone suffix means UTC; offsets convert."""
+    """ISO-8601 text -> timestamp (UTC instant). No zone suffix means UTC; offsets convert.
+
+    Accepts a `T` or a space between date and time, minutes without seconds, fractions, and a
+    zone written as in ZONE_SUFFIX (with or without a space before it). Null when the text is
+    not such a time."""
     t = F.upper(F.trim(text))
-    t = F.regexp_replace(t, r"^(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2})(?=$|[Z+-])", "$1:00")
-    has_zone = t.rlike(r"[T ][0-9:.]+(Z|[+-][0-9]{2}(:?[0-9]{2})?)$")
+    t = F.regexp_replace(
+        t, r"^(\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2})(?=$|\s*(Z|UTC|GMT|UT|[+-]))", "$1:00"
+    )
+    has_zone = t.rlike(r"[T ][0-9:.]+" + ZONE_SUFFIX)
     date_only = t.rlike(r"^\d{4}-\d{2}-\d{2}$")
     with_zone = (
         F.when(date_only, F.concat(t, F.lit("T00:00:00Z")))
@@ -101,18 +115,42 @@ def normalise(frame: DataFrame, types: dict[str, str]) -> DataFrame:
             columns.append(F.lit(None).cast("string").alias(name))
         else:
             columns.append(F.col(name).cast("string").alias(name))
+    problems = []
     for name in TIMESTAMP_COLUMNS:
         type_name = types.get(name)
         if type_name is None:
             value = F.lit(None).cast("timestamp")
         elif type_name == "timestamp":
             value = F.col(name)
+        elif type_name == NANOS_READ_TYPE:
+            value = nanos_to_timestamp(F.col(name))
         else:  # timestamp_ntz (UTC wall time), date, or ISO-8601 text
             value = parse_utc_timestamp(F.col(name).cast("string"))
+            problems.append(
+                F.when(
+                    (F.trim(F.col(name).cast("string")) != "") & value.isNull(),
+                    F.concat(
+                        F.lit(f"{name} is not a timestamp: '"),
+                        F.substring(F.col(name).cast("string"), 1, 100),
+                        F.lit("'"),
+                    ),
+                )
+            )
         columns.append(value.alias(name))
+    problem = F.concat_ws("; ", *problems) if problems else F.lit("")
+    columns.append(F.when(problem != "", problem).cast("string").alias("timestamp_problem"))
     decoded_path = F.expr("url_decode(regexp_replace(_metadata.file_path, '[+]', '%2B'))")
     columns += [decoded_path.alias("path"), F.col("_metadata.row_index").alias("row_index")]
     return frame.select(*columns)
+
+
+def nanos_to_timestamp(nanos: Column) -> Column:
+    """Nanoseconds since the epoch (UTC) -> timestamp, floored to Spark's microseconds.
+
+    Exact decimal arithmetic (a double would round nanoseconds to 256); neither cast can fail:
+    every bigint fits decimal(20,0), and every bigint / 1000 fits a bigint."""
+    micros = F.floor(_try_cast(nanos, "decimal(20,0)") / F.lit(1000))
+    return F.timestamp_micros(_try_cast(micros, "bigint"))
 
 
 def payload_problem(payload: Column) -> Column:
@@ -394,6 +432,7 @@ CHANGELOG_COLUMNS = [
     "behavior",
     "status_message",
     "payload_problem",
+    "timestamp_problem",
     "payload_hash",
     "payload_truncated",
     "redelivery_count",
@@ -470,12 +509,15 @@ def map_status(raw_status: Column, status_message: Column, run_error: Column) ->
 
 
 def record_order() -> list[Column]:
-    """Order of records within a run: batch start (unknown last), batch type and number, row."""
+    """Order of records within a run: batch start (unknown last), batch type and number, file
+    name (`records_updated.01.parquet` before `records_updated.1.parquet`: same number), row.
+    Two records of a run never tie: a file name and a row index name one record."""
     return [
         F.col("batch_started_at").isNull(),
         F.col("batch_started_at"),
         F.col("batch_type"),
         F.col("batch_number"),
+        F.col("batch_file"),
         F.col("batch_row_index"),
     ]
 
@@ -564,6 +606,7 @@ def fold_redeliveries(records: DataFrame, runs: DataFrame) -> DataFrame:
         "behavior",
         "status_message",
         "payload_problem",
+        "timestamp_problem",
         "payload_hash",
         "payload_truncated",
         "redelivery_count",

@@ -69,11 +69,29 @@ with items as (
 
     union all
 
+    select
+        'file' as item_type,
+        'warning' as severity,
+        path,
+        org_id,
+        sync_id,
+        sync_run_id,
+        concat(
+            'missing optional column(s), loaded as null: ', missing_columns
+        ) as reason,
+        num_rows as record_count,
+        'record_file_load' as detected_by
+    from {{ ref('int_sync_logs__record_files') }}
+    where is_loaded and missing_columns is not null
+
+    union all
+
     {#- one warning row per run and counter of records loaded with a problem -#}
     {%- set record_warnings = [
         ('num_payload_errors', "' record(s) whose record_payload is null, empty or not a JSON object: loaded with fields = null'"),
         ('num_unknown_status', "' record(s) with an unknown raw status: loaded with status = ''failed'''"),
         ('num_payloads_truncated', "' record(s) whose record_payload is over sync_logs_max_payload_bytes: loaded with fields = the truncation marker'"),
+        ('num_timestamp_errors', "' record(s) whose batch_started_at or batch_ended_at is text that is not a timestamp: loaded as null (see sync_changelog.timestamp_problem)'"),
     ] %}
     {%- for counter, message in record_warnings %}
     select
@@ -104,6 +122,50 @@ with items as (
         'fact_file_load' as detected_by
     from {{ ref('int_sync_logs__facts') }}
     where row_kind = 'file_problem'
+
+    union all
+
+    -- loaded fact files with rows that hold a bad value, or that repeat an id
+    select
+        'file' as item_type,
+        'warning' as severity,
+        path,
+        org_id,
+        cast(null as bigint) as sync_id,
+        cast(null as bigint) as sync_run_id,
+        concat(cast(count(*) as string), ' row(s) with ', problem) as reason,
+        count(*) as record_count,
+        'fact_file_load' as detected_by
+    from {{ ref('int_sync_logs__facts') }}
+    where row_kind = 'row' and problem is not null
+    group by path, org_id, problem
+
+    union all
+
+    select
+        'file' as item_type,
+        'warning' as severity,
+        path,
+        org_id,
+        cast(null as bigint) as sync_id,
+        cast(null as bigint) as sync_run_id,
+        concat(
+            cast(count(distinct id) as string),
+            ' id(s) on more than one row: the last row of each id in the file is used'
+        ) as reason,
+        count(distinct id) as record_count,
+        'fact_file_load' as detected_by
+    from (
+        select
+            path,
+            org_id,
+            id
+        from {{ ref('int_sync_logs__facts') }}
+        where row_kind = 'row' and id is not null
+        group by path, org_id, id
+        having count(*) > 1
+    ) as repeated
+    group by path, org_id
 )
 
 select

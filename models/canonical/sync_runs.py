@@ -38,6 +38,7 @@ def run_counters(changelog: DataFrame) -> DataFrame:
         F.sum("redelivery_count").alias("num_folded"),
         F.count(F.when(F.col("payload_problem").isNotNull(), 1)).alias("num_payload_errors"),
         F.count(F.when(F.col("payload_truncated"), 1)).alias("num_payloads_truncated"),
+        F.count(F.when(F.col("timestamp_problem").isNotNull(), 1)).alias("num_timestamp_errors"),
         F.count(F.when(raw.isNotNull() & (raw != "") & ~raw.isin(*KNOWN_STATUSES), 1)).alias(
             "num_unknown_status"
         ),
@@ -96,6 +97,7 @@ def build_runs(runs: DataFrame, changelog: DataFrame, record_files: DataFrame) -
         counter("num_changelog_rows"),
         counter("num_payload_errors"),
         counter("num_payloads_truncated"),
+        counter("num_timestamp_errors"),
         counter("num_unknown_status"),
         counter("num_files"),
         counter("num_quarantined_files"),

@@ -151,7 +151,7 @@ class _Injector:
         self._item("truncated_parquet", path, "quarantine_file", w, rows=len(ids))
 
         # files lacking a required column
-        for column in ("status", "record_payload"):
+        for column in ("status", "operation"):
             w = self._pick(numbered)
             path = w.directory / self._next_batch_name(w)
             table, ids = self._table(w, 12, w.plan.writer == "v4")

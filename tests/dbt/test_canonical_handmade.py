@@ -254,8 +254,7 @@ def test_quarantine_lists_each_problem_with_its_reason(spark, lake_build):
             "file",
             "not_loaded",
             "sync_tracking_datasets/1/10/101/records_updated.1.parquet",
-            "missing required column(s): operation, status, status_message, batch_started_at, "
-            "batch_ended_at",
+            "missing required column(s): operation, status",
         ),
         (
             "run_folder",

@@ -472,7 +472,7 @@ def test_every_bad_input_case_is_injected_and_described(bad):
     for kind in ("corrupt_parquet", "truncated_parquet"):
         with pytest.raises(pa.ArrowException):
             pq.read_table(root / by_kind[kind][0]["path"])
-    assert {i["column"] for i in by_kind["missing_column"]} == {"status", "record_payload"}
+    assert {i["column"] for i in by_kind["missing_column"]} == {"status", "operation"}
     for item in by_kind["missing_column"]:
         table = pq.read_table(root / item["path"])
         assert item["column"] not in table.column_names

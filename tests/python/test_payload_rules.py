@@ -45,6 +45,7 @@ def record(index, payload, identifier="a", problem=None):
         "batch_ended_at": None,
         "payload_problem": problem,
         "payload_truncated": False,
+        "timestamp_problem": None,
         "manifest_version": 1,
     }
     return tuple(row[c] for c in changelog_model.RECORD_COLUMNS)

@@ -49,6 +49,7 @@ def record(run, identifier, payload='{"v": 1}', operation="upsert", status="succ
         "batch_ended_at": kw.pop("batch_ended_at", None),
         "payload_problem": kw.pop("payload_problem", None),
         "payload_truncated": kw.pop("payload_truncated", False),
+        "timestamp_problem": kw.pop("timestamp_problem", None),
         "manifest_version": 1,
     }
     assert not kw, kw

@@ -13,7 +13,8 @@ CHANGELOG_SCHEMA = (
     "op_type string, status string, failed_reason string, fields string, split_group string, "
     "log_id string, batch_started_at timestamp, batch_ended_at timestamp, batch_type string, "
     "batch_number int, batch_row_index bigint, raw_status string, redelivery_count int, "
-    "payload_problem string, payload_truncated boolean"
+    "payload_problem string, payload_truncated boolean, batch_file string, "
+    "timestamp_problem string"
 )
 RUN_SCHEMA = "sync_id bigint, sync_run_id bigint, sync_run_started_at timestamp"
 
@@ -51,6 +52,8 @@ def attempt(run, row_id, op_type, status, started=None, ended=None, fields='{"v"
         kw.get("redelivered", 0),
         kw.get("payload_problem"),
         kw.get("truncated", False),
+        "records_updated.0.parquet",
+        kw.get("timestamp_problem"),
     )
 
 
@@ -123,6 +126,7 @@ def test_run_counters(spark):
         attempt(1, None, None, "invalid", raw="NULL"),
         attempt(1, "i", "changed", "failed", raw="throttled", payload_problem="x"),
         attempt(1, "j", "changed", "succeeded", truncated=True),
+        attempt(1, "k", "changed", "succeeded", timestamp_problem="batch_ended_at is not ..."),
     ]
     counters = runs_model.run_counters(spark.createDataFrame(rows, CHANGELOG_SCHEMA))
     row = counters.collect()[0].asDict()
@@ -131,20 +135,21 @@ def test_run_counters(spark):
         "num_attempted_add": 2,
         "num_succeeded_add": 1,
         "num_failed_add": 1,
-        "num_planned_change": 4,
-        "num_attempted_change": 4,
-        "num_succeeded_change": 2,
+        "num_planned_change": 5,
+        "num_attempted_change": 5,
+        "num_succeeded_change": 3,
         "num_failed_change": 2,
         "num_planned_remove": 2,
         "num_attempted_remove": 1,
         "num_succeeded_remove": 1,
         "num_failed_remove": 0,
         "num_invalid": 2,
-        "num_changelog_rows": 11,
+        "num_changelog_rows": 12,
         "num_folded": 2,
         "num_payload_errors": 1,
         "num_payloads_truncated": 1,
         "num_unknown_status": 1,
+        "num_timestamp_errors": 1,
     }
 
 
