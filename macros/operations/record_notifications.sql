@@ -42,4 +42,6 @@
             values {{ values | join(',\n                ') }}
         {% endcall %}
     {%- endfor -%}
+    {#- run-operation rolls back what is left open: commit (statements opened a transaction) -#}
+    {%- do adapter.commit() -%}
 {% endmacro %}

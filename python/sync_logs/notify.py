@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sync_logs.warehouse import Relation, Warehouse, WarehouseError, sql_string
+from sync_logs.warehouse import Relation, Warehouse, sql_string
 
 INCIDENTS = "sync_logs__incidents"
 STATE_TABLE = "sync_logs_notifications"

@@ -284,8 +284,9 @@ group by status, severity
             f"select {select} from {rel.rendered} where status = 'resolved' "
             "order by resolved_at desc", limit=20) if rel.has_columns("resolved_at") else []
         spec = [(c, c.replace("_", " "), "id" if c.endswith("_id") else "") for c in columns]
-        s.blocks.append(f"<h3>Open incidents ({len(open_rows)}{'+' if len(open_rows) == 100 else ''})"
-                        f"</h3>{html_table(open_rows, spec, 'open-incidents')}")
+        more = "+" if len(open_rows) == 100 else ""
+        s.blocks.append(f"<h3>Open incidents ({len(open_rows)}{more})</h3>"
+                        + html_table(open_rows, spec, "open-incidents"))
         s.blocks.append("<h3>Recently resolved incidents</h3>"
                         + html_table(resolved, spec, "resolved-incidents"))
 

@@ -14,8 +14,8 @@ nav { display: flex; gap: 4px; }
 nav a { color: #d9e2ec; text-decoration: none; padding: 8px 14px; border-radius: 6px 6px 0 0; }
 nav a:hover { background: #243b53; color: #fff; }
 main { padding: 8px 32px 48px; max-width: 1400px; }
-section { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 8px 24px 24px;
-  margin: 24px 0; scroll-margin-top: 110px; }
+section { background: #fff; border: 1px solid var(--line); border-radius: 8px;
+  padding: 8px 24px 24px; margin: 24px 0; scroll-margin-top: 110px; }
 h2 { font-size: 19px; border-bottom: 1px solid var(--line); padding-bottom: 8px; }
 h3 { font-size: 15px; margin: 24px 0 8px; }
 .kpis { display: grid; grid-template-columns: repeat(auto-fit, minmax(200px, 1fr)); gap: 16px; }
@@ -24,7 +24,8 @@ h3 { font-size: 15px; margin: 24px 0 8px; }
 .kpi.good { border-left-color: var(--good); }
 .kpi.bad { border-left-color: var(--bad); }
 .kpi-value { font-size: 28px; font-weight: 600; }
-.kpi-label { color: var(--muted); text-transform: uppercase; font-size: 11px; letter-spacing: .05em; }
+.kpi-label { color: var(--muted); text-transform: uppercase; font-size: 11px;
+  letter-spacing: .05em; }
 .kpi-detail { color: var(--muted); font-size: 12px; margin-top: 4px; }
 .period, .note, .sampling, .empty { color: var(--muted); }
 .sampling { background: #fffbea; border: 1px solid #f0d78c; padding: 8px 12px; border-radius: 6px; }
@@ -37,7 +38,8 @@ h3 { font-size: 15px; margin: 24px 0 8px; }
   border-radius: 6px; min-width: 320px; }
 .table-wrap { overflow-x: auto; max-height: 480px; overflow-y: auto; }
 table { border-collapse: collapse; width: 100%; font-size: 13px; }
-th, td { border-bottom: 1px solid var(--line); padding: 5px 8px; text-align: left; vertical-align: top; }
+th, td { border-bottom: 1px solid var(--line); padding: 5px 8px; text-align: left;
+  vertical-align: top; }
 th { background: #f0f4f8; position: sticky; top: 0; }
 td.pct, td.sec { text-align: right; white-space: nowrap; }
 tr.failed td { background: #fdecea; }
@@ -113,7 +115,8 @@ function show(query) {
   }
   const shown = [...groups.values()].slice(0, 20);
   statusLine.textContent = groups.size
-    ? groups.size + ' matching row(s) in the sample' + (groups.size > 20 ? ', the first 20 shown' : '') + '.'
+    ? groups.size + ' matching row(s) in the sample'
+      + (groups.size > 20 ? ', the first 20 shown' : '') + '.'
     : 'No row_id matching "' + query + '" in the sample.';
   for (const attempts of shown) {
     const first = attempts[0];

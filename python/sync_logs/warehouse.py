@@ -164,10 +164,10 @@ class Warehouse:
                 database, schema, identifier = extra[name]
                 database_expr = (jinja_string(database) if database is not None
                                  else "target.database")
-                locate = (f"adapter.get_relation(database={database_expr}, "
-                          f"schema={jinja_string(schema)}, identifier={jinja_string(identifier)})")
-                fallback = (f"api.Relation.create(database={database_expr}, "
-                            f"schema={jinja_string(schema)}, identifier={jinja_string(identifier)})")
+                where = (f"database={database_expr}, schema={jinja_string(schema)}, "
+                         f"identifier={jinja_string(identifier)}")
+                locate = f"adapter.get_relation({where})"
+                fallback = f"api.Relation.create({where})"
             elif self.has_node(name):
                 locate = f"load_relation(ref('{PACKAGE}', {jinja_string(name)}))"
                 fallback = f"ref('{PACKAGE}', {jinja_string(name)})"

@@ -5,12 +5,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from handmade_marts import PROFILES, PROJECT, create_tables
+from handmade_marts import MARTS_SCHEMA, PROJECT, create_tables
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "consumer"))  # docs_browser
-
-SCHEMA = "report_tests"
-MARTS_SCHEMA = f"{SCHEMA}_obs"  # the project's +schema: obs
 
 
 @pytest.fixture(scope="session")
@@ -20,16 +17,6 @@ def report_project() -> Path:
     result = dbtRunner().invoke(["deps", "--project-dir", str(PROJECT)])
     assert result.success, result.exception
     return PROJECT
-
-
-def dbt_args(work: Path) -> list[str]:
-    return ["--project-dir", str(PROJECT), "--profiles-dir", str(PROFILES),
-            "--target", "duckdb", "--target-path", str(work / "target")]
-
-
-def duckdb_env(monkeypatch, path: Path) -> None:
-    monkeypatch.setenv("SYNC_LOGS_DUCKDB_PATH", str(path))
-    monkeypatch.setenv("SYNC_LOGS_SCHEMA", SCHEMA)
 
 
 @pytest.fixture(scope="module")

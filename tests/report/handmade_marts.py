@@ -173,6 +173,14 @@ TABLES = {
 
 PROJECT = Path(__file__).resolve().parent / "project"
 PROFILES = Path(__file__).resolve().parents[1] / "dbt" / "profiles"
+SCHEMA = "report_tests"  # the profile's schema (SYNC_LOGS_SCHEMA)
+MARTS_SCHEMA = f"{SCHEMA}_obs"  # where the project's `+schema: obs` puts the package
+
+
+def dbt_args(work: Path) -> list[str]:
+    """The dbt flags of the test project on the DuckDB target (the file: SYNC_LOGS_DUCKDB_PATH)."""
+    return ["--project-dir", str(PROJECT), "--profiles-dir", str(PROFILES),
+            "--target", "duckdb", "--target-path", str(work / "target")]
 
 
 def create_tables(path: Path, schema: str, skip: tuple[str, ...] = ()) -> None:

@@ -5,15 +5,15 @@ Every expected number is counted off the story in handmade_marts.py by hand. Scr
 section go to the test's temporary folder; with SYNC_LOGS_UPDATE_SCREENSHOTS=1 they also replace
 the committed ones in tests/report_screenshots/."""
 
+import json
 import os
 import re
 import shutil
 from pathlib import Path
 
 import pytest
-from conftest import MARTS_SCHEMA, dbt_args
 from docs_browser import Browser
-from handmade_marts import create_tables
+from handmade_marts import MARTS_SCHEMA, create_tables, dbt_args, execute
 
 from sync_logs import cli
 from sync_logs.report import SECTIONS, ReportOptions, write_report
@@ -265,3 +265,79 @@ def test_cli_writes_the_report_and_prints_its_path(handmade, capsys):
     # two rows sampled: the failing one (c2) and the most recent other (u3)
     assert "A sample of 2 of 5 rows" in html
     assert '"c2"' in html and '"u3"' in html and '"u2"' not in html
+
+
+def test_report_size_stays_bounded_on_a_long_busy_history(report_project, tmp_path):
+    """Every bound at once: 60 syncs with 4 runs a day for 120 days, 600 rows of 30 attempts
+    with 1 kB payloads, 50 failure reasons, 40 audiences, 500 incidents. The page stays under
+    5 MB (the demo lake's report is far smaller) and holds what the bounds say."""
+    path = tmp_path / "busy.duckdb"
+    create_tables(path, MARTS_SCHEMA)
+    s = MARTS_SCHEMA
+    day = "(timestamp '2026-06-01 00:00:00' + to_days(cast(d as integer)))"
+    attempt_day = day.replace("(d as", "(a as")
+    for sql in [
+        f"delete from {s}.stg_sync_logs__sync_runs",
+        f"""insert into {s}.stg_sync_logs__sync_runs
+            select sync, sync * 1000000 + d * 10 + r, 'model ' || sync, 'dest',
+                   case when r = 3 then 'failed' else 'succeeded' end, null,
+                   {day} + to_hours(cast(r * 6 as integer)),
+                   {day} + to_hours(cast(r * 6 as integer)) + to_seconds(cast(60 + r as integer)),
+                   10, 5, 1, 9, 5, 1
+            from range(60) s(sync), range(120) t(d), range(4) u(r)""",
+        f"delete from {s}.sync_logs__sync_health",
+        f"""insert into {s}.sync_logs__sync_health
+            select sync, 'model ' || sync, 'dest', 'Dest', 480, 360, 120, 0.75, 61, 63, 63, 63,
+                   7680, 7680, 7200, 480, 0.94, timestamp '2026-06-01', timestamp '2026-09-28',
+                   1, 'failed', 'x' from range(60) s(sync)""",
+        f"delete from {s}.stg_sync_logs__sync_changelog",
+        f"""insert into {s}.stg_sync_logs__sync_changelog
+            select 'l' || sync || '-' || row || '-' || a, sync, sync * 1000000 + a * 10,
+                   'row-' || sync || '-' || row, 'changed', 'succeeded', null,
+                   '{{"blob":"' || repeat('x', 1000) || '"}}', {attempt_day}
+            from range(60) s(sync), range(10) t(row), range(30) u(a)""",
+        f"delete from {s}.sync_logs__row_operations",
+        f"""insert into {s}.sync_logs__row_operations
+            select sync, 'row-' || sync || '-' || row, 30,
+                   case when row % 2 = 0 then 'failed' else 'succeeded' end,
+                   timestamp '2026-07-01' + to_minutes(cast(sync * 10 + row as integer))
+            from range(60) s(sync), range(10) t(row)""",
+        f"""insert into {s}.int_sync_logs__error_attempts
+            select 'e' || sync || '-' || d || '-' || k, sync, 1, 'r', 'failed',
+                   'Reason number ' || ((sync + k) % 50) || ' ' || repeat('y', 150),
+                   'category ' || (k % 12), {day}
+            from range(60) s(sync), range(120) t(d), range(5) u(k)""",
+        f"""insert into {s}.sync_logs__errors
+            select 'Reason ' || k, 'c', 1, 1, 1, null, null, k, k from range(500) t(k)""",
+        f"""insert into {s}.sync_logs__new_errors
+            select k, 'm', 1, timestamp '2026-09-01', 'Reason ' || k, 'c', 1, 1
+            from range(200) t(k)""",
+        f"""insert into {s}.sync_logs__audience_events
+            select m, 'audience ' || m, 'dest', 'r' || k,
+                   case when k % 3 = 0 then 'exited' else 'entered' end, 1, {day}
+            from range(40) s(m), range(120) t(d), range(10) u(k)""",
+        f"""insert into {s}.sync_logs__incidents
+            select 'inc-' || k, k % 60, 'model', 'dest', 'failed_run',
+                   case when k % 2 = 0 then 'critical' else 'warning' end,
+                   case when k < 300 then 'open' else 'resolved' end,
+                   timestamp '2026-09-01', timestamp '2026-09-02',
+                   case when k < 300 then null else timestamp '2026-09-03' end, 1, 1,
+                   repeat('z', 200)
+            from range(500) t(k)""",
+    ]:
+        execute(path, sql)
+    result = run_report(tmp_path, path)
+    html = result.path.read_text(encoding="utf-8")
+    assert result.failed_sections == []
+    assert result.bytes < 5_000_000, result.bytes
+    lookup = json.loads(re.search(r'<script type="application/json" id="lookup-data">(.*?)'
+                                  r"</script>", html, re.S).group(1))
+    assert len({(r[0], r[1]) for r in lookup["rows"]}) == 200  # 100 failing, 100 others
+    assert len(lookup["rows"]) == 200 * 20  # the latest 20 of 30 attempts each
+    assert max(len(r[-1]) for r in lookup["rows"]) == 303  # payloads cut at 300 (+ "...")
+    def options(picker: str) -> int:
+        return re.search(f'id="{picker}"[^>]*>(.*?)</select>', html).group(1).count("<option")
+
+    assert options("sync-picker") == 50  # --max-syncs
+    assert options("model-picker") == 20  # --max-models
+    assert "Open incidents (100+)" in html
