@@ -181,8 +181,8 @@ def _add_report(subparsers) -> None:
                    help="messages charted over time (default 10)")
     p.add_argument("--sample-rows", type=_positive, default=200,
                    help="rows in the record lookup sample (default 200)")
-    p.add_argument("--sample-attempts", type=_positive, default=20,
-                   help="latest attempts kept per sampled row (default 20)")
+    p.add_argument("--sample-attempts", type=_positive, default=10,
+                   help="latest attempts kept per sampled row (default 10)")
     p.add_argument("--title", default="Sync health", help="the page's title")
     _add_dbt_flags(p)
     p.set_defaults(func=_cmd_report)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 import email.utils
+import http.client
 import json
 import os
 import random
@@ -255,6 +256,9 @@ class Poster:
             except (urllib.error.URLError, TimeoutError, ConnectionError) as error:
                 inner = getattr(error, "reason", error)
                 reason = f"connection error ({type(inner).__name__})"
+            except (ValueError, http.client.HTTPException, OSError) as error:
+                # e.g. a malformed URL: the exception's text may quote the URL, so name its type
+                raise NotifyError(f"the webhook request failed ({type(error).__name__})") from None
             if attempt == tries - 1:
                 raise NotifyError(f"the webhook kept failing: {reason} after {tries} "
                                   "attempt(s)")

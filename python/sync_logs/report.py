@@ -56,7 +56,7 @@ class ReportOptions:
     max_models: int = 20  # models in the audience chart (most events first)
     top_errors: int = 10  # failure reasons (or templates) charted over time
     sample_rows: int = 200  # rows in the record lookup sample
-    sample_attempts: int = 20  # latest attempts kept per sampled row
+    sample_attempts: int = 10  # latest attempts kept per sampled row
     title: str = "Sync health"
 
 
@@ -134,16 +134,21 @@ def kpi(label: str, value: str, detail: str = "", tone: str = "") -> str:
 
 
 class Charts:
-    """Vega-Lite specifications (made with altair) embedded as JSON, drawn by one script."""
+    """Vega-Lite specifications (made with altair) embedded as JSON, drawn by one script. The
+    data of all charts is kept once in the page (`datasets`, by altair's content hash), so
+    charts over the same rows share them."""
 
     def __init__(self):
         self.specs: dict[str, dict] = {}
+        self.datasets: dict[str, list] = {}
 
     def add(self, chart, title: str, picker: str | None = None) -> str:
         key = f"chart-{len(self.specs) + 1}"
         spec = chart.properties(width="container").to_dict()
         spec.pop("$schema", None)
-        self.specs[key] = spec
+        datasets = spec.pop("datasets", {})
+        self.datasets.update(datasets)
+        self.specs[key] = {"spec": spec, "datasets": sorted(datasets)}
         data_picker = f' data-picker="{picker}"' if picker else ""
         return (f'<figure class="chart-box"><figcaption>{_esc(title)}</figcaption>'
                 f'<div class="chart" id="{key}"{data_picker}></div></figure>')
@@ -323,7 +328,6 @@ order by last_run_started_at desc, sync_id
                            "or empty (see Overview).")
             return
         ids = ", ".join(str(int(r["sync_id"])) for r in self.syncs)
-        labels = {r["sync_id"]: r["sync"] for r in self.syncs}
         runs = self.w.records(f"""
 select
     sync_id,
@@ -357,10 +361,8 @@ select
 from runs
 group by sync_id, day
 """, limit=len(self.syncs) * (self.o.days + 1))
-        for row in [*runs, *daily]:
-            row["sync"] = labels.get(row["sync_id"], str(row["sync_id"]))
-        first = self.syncs[0]["sync"]
-        options = "".join(f'<option value="{_esc(r["sync"])}">{_esc(r["sync"])}</option>'
+        first = self.syncs[0]["sync_id"]
+        options = "".join(f'<option value="{_esc(r["sync_id"])}">{_esc(r["sync"])}</option>'
                           for r in self.syncs)
         s.blocks.append(
             '<label class="picker">Sync <select id="sync-picker" data-signal="sync_pick">'
@@ -370,7 +372,7 @@ group by sync_id, day
 
         def picked(chart):
             return chart.add_params(alt.param(name="sync_pick", value=first)).transform_filter(
-                "datum.sync == sync_pick")
+                "datum.sync_id == sync_pick")
 
         runs_chart = picked(alt.Chart(alt.Data(values=runs)).mark_bar().encode(
             x=_date_x(alt, runs), y=alt.Y("sum(num_runs):Q", title="runs"),
@@ -759,6 +761,7 @@ def render_html(title: str, subtitle: str, sections: Sequence[Section], charts: 
 <body><header><h1>{_esc(title)}</h1><p class="subtitle">{_esc(subtitle)}</p>
 <nav>{nav}</nav></header><main>{"".join(body)}</main>
 <script type="application/json" id="chart-specs">{script_json(charts.specs)}</script>
+<script type="application/json" id="chart-data">{script_json(charts.datasets)}</script>
 <script type="application/json" id="lookup-data">{script_json(lookup)}</script>
 <script type="module">{javascript}</script>
 <script type="module">{PAGE_SCRIPT}</script>

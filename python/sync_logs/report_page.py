@@ -54,10 +54,14 @@ td.payload { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size
 # and filters the embedded record sample as the user types.
 PAGE_SCRIPT = r"""
 const specs = JSON.parse(document.getElementById('chart-specs').textContent);
+const datasets = JSON.parse(document.getElementById('chart-data').textContent);
 const views = {};
 window.syncLogsReport = {views};
-const drawn = Object.entries(specs).map(([id, spec]) =>
-  window.vegaEmbed('#' + id, spec, {actions: false, renderer: 'svg'})
+const drawn = Object.entries(specs).map(([id, chart]) =>
+  window.vegaEmbed('#' + id, {
+    ...chart.spec,
+    datasets: Object.fromEntries(chart.datasets.map(name => [name, datasets[name]])),
+  }, {actions: false, renderer: 'svg'})
     .then(result => { views[id] = result.view; })
     .catch(error => {
       document.getElementById(id).textContent = 'This chart could not be drawn: ' + error;

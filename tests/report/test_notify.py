@@ -17,7 +17,7 @@ import pytest
 from handmade_marts import MARTS_SCHEMA, PROJECT, SCHEMA, dbt_args, execute
 
 from sync_logs import cli
-from sync_logs.notify import NotifyError, NotifyOptions, notify, retry_after_seconds
+from sync_logs.notify import NotifyError, NotifyOptions, Poster, notify, retry_after_seconds
 from sync_logs.warehouse import Warehouse
 
 SECRET = "T000/B000/s3cr3t-w3bh00k-t0k3n"
@@ -301,3 +301,12 @@ def test_retry_after_reads_seconds_and_http_dates():
     assert retry_after_seconds("soon") is None and retry_after_seconds(None) is None
     with pytest.raises(NotifyError, match="unknown format 'xml'"):
         notify(None, NotifyOptions(fmt="xml"))
+
+
+def test_a_malformed_url_fails_without_quoting_it():
+    url = f"http://127.0.0.1:notaport/services/{SECRET}"
+    with pytest.raises(NotifyError) as error:
+        Poster(url, NotifyOptions(min_interval_seconds=0.0)).post({"text": "x"})
+    assert str(error.value) == "the webhook request failed (InvalidURL)"
+    assert error.value.__cause__ is None and error.value.__suppress_context__
+    assert "s3cr3t" not in repr(Poster(url, NotifyOptions()))

@@ -104,7 +104,7 @@ def test_report_is_one_offline_file_with_no_console_errors(report, page):
     # scripts, styles and fonts inline: no element of the page (outside the scripts' code)
     # loads anything, and the browser fetched nothing
     markup = re.sub(r"(<script[^>]*>).*?</script>", r"\1</script>", html, flags=re.S)
-    assert markup.count("<script") == 4
+    assert markup.count("<script") == 5
     assert not re.search(r"\s(src|href)=\"(?!#)", markup)
     assert "<link" not in markup and "@import" not in markup and "url(" not in markup
     assert page.evaluate("performance.getEntriesByType('resource').length") == 0
@@ -148,13 +148,14 @@ def test_overview_shows_syncs_incidents_and_success_rates(page, tmp_path):
 
 def test_per_sync_charts_follow_the_sync_picker(page, tmp_path):
     options = page.evaluate("[...document.querySelectorAll('#sync-picker option')]"
-                            ".map(o => o.value)")
-    assert options == ["202 · Churn risk → braze", "101 · High-intent trial users → salesforce"]
+                            ".map(o => [o.value, o.textContent])")
+    assert options == [["202", "202 · Churn risk → braze"],
+                       ["101", "101 · High-intent trial users → salesforce"]]
     # sync 202 first: one succeeded run on 10-02, one cancelled on 10-03
     runs = mark_labels(page, 2, "rect")
     assert len(runs) == 2 and any("cancelled" in label for label in runs), runs
     page.evaluate("(() => { const s = document.getElementById('sync-picker'); "
-                  "s.value = '101 · High-intent trial users → salesforce'; "
+                  "s.value = '101'; "
                   "s.dispatchEvent(new Event('change')); })()")
     page.wait_for("document.querySelectorAll('#chart-2 g.mark-rect.role-mark path').length === 3",
                   what="sync 101's three days of runs")
@@ -211,7 +212,7 @@ def test_audiences_show_entries_and_exits_per_model(page, tmp_path):
 def test_record_lookup_shows_the_history_of_a_searched_row_id(page, tmp_path):
     sampling = text_of(page, "#lookup-sampling")
     assert "A sample of 5 of 5 rows" in sampling
-    assert "1 such rows" in sampling and "latest 20 attempts" in sampling
+    assert "1 such rows" in sampling and "latest 10 attempts" in sampling
     page.evaluate("document.getElementById('lookup-search').focus()")
     page.call("Input.insertText", text="u1")
     page.wait_for("document.querySelectorAll('#lookup-results .history').length === 1",
@@ -333,7 +334,7 @@ def test_report_size_stays_bounded_on_a_long_busy_history(report_project, tmp_pa
     lookup = json.loads(re.search(r'<script type="application/json" id="lookup-data">(.*?)'
                                   r"</script>", html, re.S).group(1))
     assert len({(r[0], r[1]) for r in lookup["rows"]}) == 200  # 100 failing, 100 others
-    assert len(lookup["rows"]) == 200 * 20  # the latest 20 of 30 attempts each
+    assert len(lookup["rows"]) == 200 * 10  # the latest 10 of 30 attempts each
     assert max(len(r[-1]) for r in lookup["rows"]) == 303  # payloads cut at 300 (+ "...")
     def options(picker: str) -> int:
         return re.search(f'id="{picker}"[^>]*>(.*?)</select>', html).group(1).count("<option")
