@@ -145,6 +145,130 @@ def _cmd_export_csv(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_dbt_flags(p) -> None:
+    """Where dbt reads: the user's project, profile and target (dbt's defaults otherwise)."""
+    p.add_argument("--project-dir", default=None, help="dbt project (default: dbt's)")
+    p.add_argument("--profiles-dir", default=None, help="dbt profiles folder (default: dbt's)")
+    p.add_argument("--target", default=None, help="dbt target (default: the profile's)")
+    p.add_argument("--target-path", default=None, help="dbt target path (default: dbt's)")
+    p.add_argument("--vars", default=None, help="dbt vars, YAML, as for dbt --vars")
+
+
+def _warehouse(args: argparse.Namespace):
+    from sync_logs.warehouse import Warehouse, dbt_common_args
+
+    return Warehouse(dbt_common_args(args.project_dir, args.profiles_dir, args.target,
+                                     args.target_path, args.vars))
+
+
+def _add_report(subparsers) -> None:
+    p = subparsers.add_parser(
+        "report",
+        help="write a self-contained HTML report of sync health from the marts",
+        description="Read the sync_logs marts through your dbt project, profile and target "
+        "(any warehouse dbt connects to) and write one HTML file that opens offline: "
+        "overview, per sync, errors, audiences and a record lookup over a bounded sample.",
+    )
+    p.add_argument("--out", default="sync_logs_report.html",
+                   help="HTML file to write (default sync_logs_report.html)")
+    p.add_argument("--days", type=_positive, default=90,
+                   help="days of history charted, back from the latest run (default 90)")
+    p.add_argument("--max-syncs", type=_positive, default=50,
+                   help="syncs in the per-sync charts, most recently run first (default 50)")
+    p.add_argument("--max-models", type=_positive, default=20,
+                   help="models in the audience chart, most events first (default 20)")
+    p.add_argument("--top-errors", type=_positive, default=10,
+                   help="messages charted over time (default 10)")
+    p.add_argument("--sample-rows", type=_positive, default=200,
+                   help="rows in the record lookup sample (default 200)")
+    p.add_argument("--sample-attempts", type=_positive, default=10,
+                   help="latest attempts kept per sampled row (default 10)")
+    p.add_argument("--title", default="Sync health", help="the page's title")
+    _add_dbt_flags(p)
+    p.set_defaults(func=_cmd_report)
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from sync_logs.report import ReportOptions, write_report
+
+    options = ReportOptions(days=args.days, max_syncs=args.max_syncs,
+                            max_models=args.max_models, top_errors=args.top_errors,
+                            sample_rows=args.sample_rows, sample_attempts=args.sample_attempts,
+                            title=args.title)
+    result = write_report(Path(args.out), _warehouse(args), options)
+    print(f"wrote {result.path} ({result.bytes / 1e6:.2f} MB, {result.queries} queries, "
+          f"{result.seconds:.1f} s)")
+    if result.failed_sections:
+        print(f"sync-logs report: error: section(s) {', '.join(result.failed_sections)} could "
+              "not be read (the page says why)", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _add_notify(subparsers) -> None:
+    p = subparsers.add_parser(
+        "notify",
+        help="post new and resolved incidents to Slack, Microsoft Teams or a JSON webhook",
+        description="Read sync_logs__incidents through your dbt project and target and post "
+        "each new or resolved incident once per channel (state in the warehouse table "
+        "sync_logs_notifications). The webhook URL comes from an environment variable "
+        "(--webhook-url-env, default SYNC_LOGS_WEBHOOK_URL) or a file (--webhook-url-file), "
+        "never from the command line, and is never printed.",
+    )
+    p.add_argument("--format", dest="fmt", choices=["slack", "teams", "json"], default="json",
+                   help="message format: Slack incoming webhook, Microsoft Teams (Adaptive "
+                   "Card), or generic JSON (default json)")
+    p.add_argument("--webhook-url-env", default="SYNC_LOGS_WEBHOOK_URL",
+                   help="environment variable holding the webhook URL "
+                   "(default SYNC_LOGS_WEBHOOK_URL)")
+    p.add_argument("--webhook-url-file", default=None,
+                   help="file holding the webhook URL (instead of the environment variable)")
+    p.add_argument("--channel", default=None,
+                   help="name under which sent notifications are remembered (default: the "
+                   "format); two webhooks of one format need two names")
+    p.add_argument("--dry-run", action="store_true",
+                   help="print the messages; post nothing, record nothing")
+    p.add_argument("--baseline", action="store_true",
+                   help="record every pending incident change as sent without posting "
+                   "(first setup on a long history)")
+    p.add_argument("--max-messages", type=_positive, default=20,
+                   help="at most this many posts per invocation, oldest first; the rest "
+                   "wait for the next one (default 20)")
+    p.add_argument("--min-interval", type=float, default=1.0,
+                   help="seconds between two posts (default 1)")
+    p.add_argument("--retries", type=_non_negative, default=5,
+                   help="retries of a post answered 429 or 5xx (default 5)")
+    p.add_argument("--timeout", type=float, default=10.0,
+                   help="seconds to wait for the webhook's answer (default 10)")
+    p.add_argument("--report-url", default=None,
+                   help="a link added to each message (e.g. the CI run with the report)")
+    p.add_argument("--no-errors", action="store_true",
+                   help="leave the sample failure reason out of the messages")
+    p.add_argument("--state-schema", default=None,
+                   help="schema of the state table (default: the incidents mart's schema)")
+    p.add_argument("--state-table", default="sync_logs_notifications",
+                   help="name of the state table (default sync_logs_notifications)")
+    _add_dbt_flags(p)
+    p.set_defaults(func=_cmd_notify)
+
+
+def _cmd_notify(args: argparse.Namespace) -> int:
+    from sync_logs.notify import NotifyOptions, notify, read_webhook_url
+
+    options = NotifyOptions(
+        fmt=args.fmt, channel=args.channel, url_env=args.webhook_url_env,
+        url_file=Path(args.webhook_url_file) if args.webhook_url_file else None,
+        dry_run=args.dry_run, baseline=args.baseline, max_messages=args.max_messages,
+        retries=args.retries, min_interval_seconds=max(0.0, args.min_interval),
+        timeout_seconds=args.timeout, include_errors=not args.no_errors,
+        report_url=args.report_url, state_schema=args.state_schema,
+        state_table=args.state_table)
+    if not (args.dry_run or args.baseline):
+        read_webhook_url(options)  # fail before reading the warehouse
+    result = notify(_warehouse(args), options)
+    return 1 if result.failed else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sync-logs", description="Tools around the sync_logs dbt package."
@@ -153,6 +277,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_generate(subparsers)
     _add_demo(subparsers)
     _add_export_csv(subparsers)
+    _add_report(subparsers)
+    _add_notify(subparsers)
     return parser
 
 
@@ -160,7 +286,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (ValueError, FileExistsError) as exc:
+    except (ValueError, FileExistsError) as exc:  # WarehouseError, NotifyError too
         print(f"sync-logs {args.command}: error: {exc}", file=sys.stderr)
         return 2
 

@@ -1,13 +1,15 @@
 """`sync-logs demo`: generate a demo lake, `dbt build` everything on embedded Spark, summarise."""
 
+import json
 import time
 from pathlib import Path
 
-from sync_logs.dbt_invoke import PROJECT_DIR, run_dbt
+from sync_logs.dbt_invoke import PROJECT_DIR, example_profiles_dir, run_dbt
 from sync_logs.generator import generate_lake
 from sync_logs.spark import local_session
 
 DEMO_LAKE = PROJECT_DIR / "target" / "demo_lake"
+DEMO_REPORT = PROJECT_DIR / "target" / "sync_logs_report.html"
 SCHEMA = "sync_logs"
 
 RUNS_BY_STATUS = """
@@ -57,11 +59,32 @@ def summarise(spark, schema: str = SCHEMA) -> None:
         print_table(title, spark.sql(sql.format(schema=schema)).collect(), columns)
 
 
-def run_demo(lake: Path = DEMO_LAKE, records: int = 200_000, seed: int = 7) -> None:
+def write_demo_report(lake: Path, out: Path = DEMO_REPORT):
+    """`sync-logs report` over the demo's tables, on the same local target and session."""
+    from sync_logs.report import write_report
+    from sync_logs.warehouse import Warehouse
+
+    target_dir = (PROJECT_DIR / "target").resolve()
+    warehouse = Warehouse([
+        "--project-dir", str(PROJECT_DIR),
+        "--profiles-dir", str(example_profiles_dir(target_dir)),
+        "--target-path", str(target_dir / "dbt"),
+        "--vars", json.dumps({"raw_root": str(lake)}),
+    ])
+    return write_report(out, warehouse)
+
+
+def run_demo(lake: Path = DEMO_LAKE, records: int = 200_000, seed: int = 7,
+             report: Path | None = DEMO_REPORT) -> None:
     started = time.monotonic()
     if not (lake / "sync_tracking_datasets").exists():
         generate_lake(lake, syncs=8, runs_per_sync=12, records=records, seed=seed, progress=True)
     spark = local_session()
     run_dbt(["build"], dbt_vars={"raw_root": str(lake)})
     summarise(spark)
-    print(f"\nDemo done in {time.monotonic() - started:.0f} s; tables under target/warehouse/.")
+    if report is not None:
+        result = write_demo_report(lake, report)
+        print(f"\nReport: {result.path} ({result.bytes / 1e6:.2f} MB, written in "
+              f"{result.seconds:.0f} s): open it in a browser.")
+    print(f"\nDemo done in {time.monotonic() - started:.0f} s; tables under target/warehouse/"
+          + (f", the report in {report}." if report is not None else "."))
