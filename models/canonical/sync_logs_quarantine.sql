@@ -23,7 +23,7 @@ with items as (
 
     union all
 
-    {#- hidden files (a name on the path starts with _ or .): ignored, counted per folder -#}
+    -- hidden files (a name on the path starts with _ or .): ignored, counted per folder
     select
         'folder' as item_type,
         'ignored' as severity,

@@ -200,7 +200,7 @@ def emptied(spark, tmp_path_factory):
     }
     empty_runs(lake)
     build(lake, work, EMPTIED)
-    build(lake, work, EMPTIED_REBUILT)
+    build(lake, work, EMPTIED_REBUILT, "run")
     yield first
     shutil.rmtree(work, ignore_errors=True)
 
