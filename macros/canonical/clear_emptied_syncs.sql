@@ -1,14 +1,19 @@
-{#- Post-hook of `sync_snapshot`: drops the partition of each sync the build touched whose rows
-    were all removed (an insert_overwrite with no rows for a partition leaves it as it was). -#}
-{% macro clear_emptied_syncs(relation) %}
+{#- Post-hook of the tables partitioned by sync_id that a build rewrites per touched sync
+    (`int_sync_logs__runs_to_rewrite`): drops the partition of each touched sync that has no row
+    left, which an insert_overwrite cannot empty (it overwrites only the partitions it writes).
+    A touched sync has rows left when `remaining` (a relation with a `sync_id` column) holds a
+    row of it matching the SQL condition `remaining_condition`; by default that is a row of
+    `int_sync_logs__snapshot` still in the model (the rule of `sync_snapshot`). -#}
+{% macro clear_emptied_syncs(relation, remaining=none, remaining_condition='not remaining.is_removed') %}
     {%- if execute -%}
+        {%- set remaining = remaining if remaining is not none else ref('int_sync_logs__snapshot') -%}
         {%- set emptied_syncs_query -%}
             select distinct plan.sync_id
             from {{ ref('int_sync_logs__runs_to_rewrite') }} as plan
             where not exists (
                 select 1
-                from {{ ref('int_sync_logs__snapshot') }} as state
-                where state.sync_id = plan.sync_id and not state.is_removed
+                from {{ remaining }} as remaining
+                where remaining.sync_id = plan.sync_id and ({{ remaining_condition }})
             )
         {%- endset -%}
         {%- set keys = [] -%}

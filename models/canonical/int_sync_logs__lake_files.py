@@ -1,12 +1,20 @@
 """Inventory of every file under the lake root: names, sizes and times, never contents.
 
-Spark's `binaryFile` source lists <root>/sync_tracking_datasets and <root>/metadata
-recursively; selecting only path, length and modificationTime prunes the content column,
-so no file is read. Spark's file listing hides names starting with `_` or `.` (`_SUCCESS`,
-`.crc` checksums), exactly as every Spark reader does: they are skipped, not reported.
-Works for any Spark URI (file://, s3a://, abfss://, gs://, dbfs:/) and plain paths.
+The listing goes through Hadoop's FileSystem API on the driver (`listFiles(<area>, recursive)`,
+one flat listing per area on object stores), so it sees what Spark's readers hide: names
+starting with `_` or `.` (`_SUCCESS`, `.crc` checksums, `_temporary/`) and empty files. Hidden
+files are never loaded; they are reported as ignored, grouped by the folder that holds them.
+Without a JVM gateway (Spark Connect) the listing falls back to Spark's `binaryFile` source,
+which skips hidden names and empty files. Works for any Spark URI (file://, s3a://, abfss://,
+gs://, dbfs:/) and plain paths.
+
+Folder names must be decimal integers; two folders naming the same integer (`880117` and
+`0880117`, at the org, sync or run level) conflict, and the files under both are not loaded.
 """
 
+import re
+
+from py4j.protocol import Py4JError
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.utils import AnalysisException
@@ -19,12 +27,77 @@ INTEGER_NAME = r"^[0-9]{1,18}$"
 # <batch_type>.<batch_number>.parquet, or the older <batch_type>.parquet.
 BATCH_FILE = r"^(.+?)(\.([0-9]{1,9}))?\.parquet$"
 
+STRAY_RUN_FILE = "stray file: neither metadata.json nor <batch_type>.<batch_number>.parquet"
 LISTING_SCHEMA = "path string, length bigint, modification_time timestamp, area string"
+RAW_LISTING_SCHEMA = "path string, length bigint, modification_ms bigint"
+# A hidden name, by the convention every Spark and Hadoop reader follows.
+HIDDEN_NAME = r"^[_.]"
+# Hadoop's FileStatus.toString (and its S3A / ABFS / GCS subclasses): path, isDirectory, then for
+# a file length, ..., modification_time. Parsed from one text of the whole listing.
+STATUS_TEXT = re.compile(
+    r"path=(.*?); isDirectory=(true|false)(?:; length=(\d+))?.*?; modification_time=(-?\d+);"
+)
+
+
+def hadoop_listing(session: SparkSession, location: str) -> list[tuple] | None:
+    """(path, length, modification ms) of every file under `location`, hidden names and empty
+    files included; [] when the folder does not exist; None without a usable JVM gateway
+    (Spark Connect, or a cluster that refuses these classes)."""
+    try:
+        context = session.sparkContext
+        jvm = context._jvm
+    except Exception:  # Spark Connect has no SparkContext
+        return None
+    if jvm is None:
+        return None
+    try:
+        return _hadoop_listing(context, jvm, location)
+    except Py4JError:
+        return None
+
+
+def _hadoop_listing(context, jvm, location: str) -> list[tuple]:
+    hadoop = jvm.org.apache.hadoop
+    path = hadoop.fs.Path(location)
+    fs = path.getFileSystem(context._jsc.hadoopConfiguration())
+    if fs.getUri().getScheme() == "file":
+        try:  # the checksummed local file system hides `.<name>.crc` files: ask the raw one
+            fs = fs.getRawFileSystem()
+        except Py4JError:
+            pass
+    if not fs.exists(path):
+        return []
+    statuses = hadoop.util.functional.RemoteIterators.toList(fs.listFiles(path, True))
+    # The whole listing crosses the gateway as one text: a call per file would cost more than
+    # the listing itself on a large lake. Checked against the count; else one call per file.
+    count = statuses.size()
+    entries = [
+        (match.group(1), int(match.group(3) or 0), int(match.group(4)))
+        for match in STATUS_TEXT.finditer(statuses.toString())
+        if match.group(2) == "false"
+    ]
+    if len(entries) != count:
+        entries = []
+        for index in range(count):
+            status = statuses.get(index)
+            entries.append(
+                (status.getPath().toString(), status.getLen(), status.getModificationTime())
+            )
+    return entries
 
 
 def list_area(session: SparkSession, raw_root: str, area: str) -> DataFrame:
     """path/length/modification_time of every file under <raw_root>/<area> (empty if absent)."""
     location = raw_root.rstrip("/") + "/" + area
+    entries = hadoop_listing(session, location)
+    if entries is not None:
+        listing = session.createDataFrame(entries, RAW_LISTING_SCHEMA)
+        return listing.select(
+            "path",
+            "length",
+            F.timestamp_millis("modification_ms").alias("modification_time"),
+            F.lit(area).alias("area"),
+        )
     try:
         listing = (
             session.read.format("binaryFile").option("recursiveFileLookup", "true").load(location)
@@ -40,11 +113,54 @@ def list_area(session: SparkSession, raw_root: str, area: str) -> DataFrame:
     )
 
 
+def folder_conflicts(files: DataFrame) -> DataFrame:
+    """Per folder named by its texts: the conflict when another folder names the same integer.
+
+    `files` holds area, the *_text and id columns; the result one row per distinct folder
+    triple with `folder_conflict` (null when none), checked org first, then sync, then run.
+    """
+    texts = ["org_id_text", "sync_id_text", "sync_run_id_text"]
+    folders = files.select("area", *texts, "org_id", "sync_id", "sync_run_id").distinct()
+    levels = [
+        ("org_id", ["org_id"], "org_id_text"),
+        ("sync_id", ["org_id", "sync_id"], "sync_id_text"),
+        ("sync_run_id", ["org_id", "sync_id", "sync_run_id"], "sync_run_id_text"),
+    ]
+    result = folders
+    names = []
+    for label, ids, text in levels:
+        named = folders.filter(F.col(text).isNotNull())
+        for key in ids:
+            named = named.filter(F.col(key).isNotNull())
+        conflicts = (
+            named.groupBy("area", *ids)
+            .agg(F.array_sort(F.collect_set(text)).alias("_names"))
+            .filter(F.size("_names") > 1)
+            .select(
+                "area",
+                *ids,
+                F.concat(
+                    F.size("_names").cast("string"),
+                    F.lit(f" folders name {label} "),
+                    F.col(ids[-1]).cast("string"),
+                    F.lit(" ('"),
+                    F.array_join("_names", "', '"),
+                    F.lit("'): neither is loaded"),
+                ).alias(f"_{label}_conflict"),
+            )
+        )
+        result = result.join(F.broadcast(conflicts), ["area", *ids], "left")
+        names.append(F.col(f"_{label}_conflict"))
+    return result.select("area", *texts, F.coalesce(*names).alias("folder_conflict"))
+
+
 def classify_files(listing: DataFrame) -> DataFrame:
     """Parse ids, file kind and problems from the path of every listed file.
 
     `relative_path` is what follows the last `/<area>/` in the path; in the run area a loadable
-    file sits at org/sync/run/file, in the fact area at org/file.
+    file sits at org/sync/run/file, in the fact area at org/file. A file with a hidden name on
+    its path (`hidden_depth`: the position of the first name starting with `_` or `.`) is of
+    kind `hidden`: ignored, reported per `ignored_folder` (the folder above that name).
     """
     relative = F.when(
         F.col("area") == F.lit(RUN_AREA),
@@ -55,6 +171,8 @@ def classify_files(listing: DataFrame) -> DataFrame:
     file_name = F.element_at(parts, -1)
     is_runs = F.col("area") == F.lit(RUN_AREA)
     expected_depth = F.when(is_runs, F.lit(4)).otherwise(F.lit(2))
+    hidden_depth = F.array_position(F.transform(parts, lambda name: name.rlike(HIDDEN_NAME)), True)
+    area_prefix = F.expr("substring(path, 1, length(path) - length(relative_path) - 1)")
 
     def folder(index: int) -> F.Column:
         return F.when(depth > index, F.element_at(parts, index))
@@ -68,7 +186,8 @@ def classify_files(listing: DataFrame) -> DataFrame:
 
     batch_match = F.col("file_name").rlike(BATCH_FILE)
     kind = (
-        F.when(is_runs & (F.col("file_name") == "metadata.json"), F.lit("run_metadata"))
+        F.when(F.col("hidden_depth") > 0, F.lit("hidden"))
+        .when(is_runs & (F.col("file_name") == "metadata.json"), F.lit("run_metadata"))
         .when(is_runs & batch_match, F.lit("record_batch"))
         .when(~is_runs & F.col("file_name").isin(*FACT_FILES), F.lit("fact"))
         .otherwise(F.lit("stray"))
@@ -80,40 +199,57 @@ def classify_files(listing: DataFrame) -> DataFrame:
             F.concat(F.lit(f"{label} folder name is not an integer: '"), text, F.lit("'")),
         )
 
-    problem = F.coalesce(
-        F.when(
-            F.col("depth") != F.col("expected_depth"),
-            F.concat(
-                F.lit("file at the wrong folder depth (expected "),
-                F.when(
-                    is_runs, F.lit(f"{RUN_AREA}/<org_id>/<sync_id>/<sync_run_id>/<file>")
-                ).otherwise(F.lit(f"{FACT_AREA}/<org_id>/<file>")),
-                F.lit(")"),
-            ),
-        ),
-        bad_folder("org_id", F.col("org_id_text")),
-        bad_folder("sync_id", F.col("sync_id_text")),
-        bad_folder("sync_run_id", F.col("sync_run_id_text")),
-        F.when(
-            F.col("file_kind") == "stray",
+    problem = F.when(
+        F.col("file_kind") != "hidden",
+        F.coalesce(
             F.when(
-                is_runs,
-                F.lit("stray file: neither metadata.json nor <batch_type>.<batch_number>.parquet"),
-            ).otherwise(F.lit("stray file: not one of " + ", ".join(FACT_FILES))),
+                F.col("depth") != F.col("expected_depth"),
+                F.concat(
+                    F.lit("file at the wrong folder depth (expected "),
+                    F.when(
+                        is_runs, F.lit(f"{RUN_AREA}/<org_id>/<sync_id>/<sync_run_id>/<file>")
+                    ).otherwise(F.lit(f"{FACT_AREA}/<org_id>/<file>")),
+                    F.lit(")"),
+                ),
+            ),
+            bad_folder("org_id", F.col("org_id_text")),
+            bad_folder("sync_id", F.col("sync_id_text")),
+            bad_folder("sync_run_id", F.col("sync_run_id_text")),
+            F.when(
+                F.col("file_kind") == "stray",
+                F.when(is_runs, F.lit(STRAY_RUN_FILE)).otherwise(
+                    F.lit("stray file: not one of " + ", ".join(FACT_FILES))
+                ),
+            ),
+            F.col("folder_conflict"),
         ),
     )
-    return (
+    named = (
         listing.withColumn("relative_path", relative)
         .withColumn("file_name", file_name)
         .withColumn("depth", depth)
         .withColumn("expected_depth", expected_depth)
+        .withColumn("hidden_depth", hidden_depth.cast("int"))
         .withColumn("org_id_text", org_text)
         .withColumn("sync_id_text", sync_text)
         .withColumn("sync_run_id_text", run_text)
         .withColumn("org_id", as_id(F.col("org_id_text")))
         .withColumn("sync_id", as_id(F.col("sync_id_text")))
         .withColumn("sync_run_id", as_id(F.col("sync_run_id_text")))
-        .withColumn("file_kind", kind)
+    )
+    conflicts = folder_conflicts(named.filter(F.col("hidden_depth") == 0)).alias("conflict")
+    keys = ["area", "org_id_text", "sync_id_text", "sync_run_id_text"]
+    named = (
+        named.alias("file")
+        .join(
+            conflicts,
+            [F.col(f"file.{key}").eqNullSafe(F.col(f"conflict.{key}")) for key in keys],
+            "left",
+        )
+        .select("file.*", "conflict.folder_conflict")
+    )
+    return (
+        named.withColumn("file_kind", kind)
         .withColumn(
             "batch_type",
             F.when(
@@ -137,6 +273,28 @@ def classify_files(listing: DataFrame) -> DataFrame:
                 F.concat(
                     F.expr("substring(path, 1, length(path) - length(relative_path))"),
                     F.array_join(F.slice(parts, 1, F.col("expected_depth") - 1), "/"),
+                ),
+            ),
+        )
+        .withColumn(
+            # Hidden files: the folder above the first hidden name, and the path below it.
+            "ignored_folder",
+            F.when(F.col("hidden_depth") == 1, area_prefix).when(
+                F.col("hidden_depth") > 1,
+                F.concat(
+                    area_prefix,
+                    F.lit("/"),
+                    F.array_join(F.slice(parts, 1, F.col("hidden_depth") - 1), "/"),
+                ),
+            ),
+        )
+        .withColumn(
+            "ignored_name",
+            F.when(
+                F.col("hidden_depth") > 0,
+                F.array_join(
+                    F.slice(parts, F.col("hidden_depth"), depth - F.col("hidden_depth") + 1),
+                    "/",
                 ),
             ),
         )
@@ -169,4 +327,8 @@ def model(dbt, session):
         "length",
         "modification_time",
         "problem",
+        "folder_conflict",
+        "hidden_depth",
+        "ignored_folder",
+        "ignored_name",
     )

@@ -236,7 +236,9 @@ def record_files(session: SparkSession, lake_files: DataFrame, runs: DataFrame) 
         "extra_columns",
         "missing_columns",
         F.coalesce(
-            F.col("problem"), F.when(F.col("num_rows").isNull(), F.lit("file not read"))
+            F.col("problem"),
+            F.when(F.col("length") == 0, F.lit("empty file (0 bytes)")),
+            F.when(F.col("num_rows").isNull(), F.lit("file not read")),
         ).alias("problem"),
         F.coalesce(F.col("problem"), F.when(F.col("num_rows").isNull(), F.lit("x")))
         .isNull()
@@ -248,11 +250,18 @@ def record_files(session: SparkSession, lake_files: DataFrame, runs: DataFrame) 
     )
 
 
-def with_other_runs(fresh: DataFrame, previous: DataFrame, runs: DataFrame) -> DataFrame:
-    """`fresh` plus the rows of `previous` of the same syncs whose run is not in `runs`."""
-    kept = previous.join(runs.select("sync_id").distinct(), "sync_id", "left_semi").join(
-        runs.select("sync_id", "sync_run_id"), ["sync_id", "sync_run_id"], "left_anti"
+def with_other_runs(
+    fresh: DataFrame, previous: DataFrame, runs: DataFrame, plan: DataFrame | None = None
+) -> DataFrame:
+    """`fresh` plus the rows of `previous` of the same syncs whose run is not in `runs`; with
+    `plan` (`int_sync_logs__runs_to_rewrite`): of the syncs it touches, less its cleared runs."""
+    run = ["sync_id", "sync_run_id"]
+    touched = runs if plan is None else plan
+    kept = previous.join(touched.select("sync_id").distinct(), "sync_id", "left_semi").join(
+        runs.select(*run), run, "left_anti"
     )
+    if plan is not None:
+        kept = kept.join(plan.filter(F.col("action") == "clear").select(*run), run, "left_anti")
     return fresh.unionByName(kept.select(*fresh.columns))
 
 
@@ -262,4 +271,5 @@ def model(dbt, session):
     fresh = record_files(session, lake_files, runs)
     if not dbt.is_incremental:
         return fresh
-    return with_other_runs(fresh, session.table(str(dbt.this)), runs)
+    plan = dbt.ref("int_sync_logs__runs_to_rewrite")
+    return with_other_runs(fresh, session.table(str(dbt.this)), runs, plan)

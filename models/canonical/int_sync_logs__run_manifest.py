@@ -116,7 +116,10 @@ def fingerprint_runs(lake_files: DataFrame) -> DataFrame:
         & F.col("sync_id").isNotNull()
         & F.col("sync_run_id").isNotNull()
         & (F.col("depth") == 4)
+        & (F.col("file_kind") != "hidden")
     )
+    if "folder_conflict" not in files.columns:
+        files = files.withColumn("folder_conflict", F.lit(None).cast("string"))
     loadable = F.col("file_kind").isin("run_metadata", "record_batch")
     entry = F.concat_ws(
         "|",
@@ -124,11 +127,21 @@ def fingerprint_runs(lake_files: DataFrame) -> DataFrame:
         F.col("length").cast("string"),
         F.unix_micros(F.col("modification_time")).cast("string"),
     )
+    # Two folders naming this run (`880117` and `0880117`, or their sync or org folders):
+    # the conflict is part of the fingerprint (the run is parsed again when it appears or goes)
+    # and makes the run invalid. Without one, the fingerprint is the loadable files' alone.
+    conflict = F.min("folder_conflict")
     return files.groupBy(*RUN_KEY).agg(
-        F.first("folder_path", ignorenulls=True).alias("run_folder"),
+        F.min("folder_path").alias("run_folder"),
         F.sha2(
-            F.array_join(F.array_sort(F.collect_list(F.when(loadable, entry))), "\n"), 256
+            F.concat_ws(
+                "\n",
+                F.array_join(F.array_sort(F.collect_list(F.when(loadable, entry))), "\n"),
+                conflict,
+            ),
+            256,
         ).alias("fingerprint"),
+        conflict.alias("folder_conflict"),
         F.max(F.when(F.col("file_kind") == "run_metadata", F.col("path"))).alias("metadata_path"),
         F.count(F.when(F.col("file_kind") == "record_batch", 1)).alias("record_file_count"),
         F.coalesce(F.sum(F.when(F.col("file_kind") == "record_batch", F.col("length"))), F.lit(0))
@@ -239,7 +252,13 @@ def parse_metadata(runs: DataFrame) -> DataFrame:
             ),
         )
 
+    conflict = (
+        F.col("folder_conflict")
+        if "folder_conflict" in runs.columns
+        else F.lit(None).cast("string")
+    )
     reason = F.coalesce(
+        conflict,
         F.when(F.col("metadata_path").isNull(), F.lit("metadata.json is missing")),
         F.when(
             F.col("metadata_text").isNull() | fields.isNull(),

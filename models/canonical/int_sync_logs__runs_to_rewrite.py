@@ -34,9 +34,7 @@ def superseded_runs(committed: DataFrame, manifest: DataFrame) -> DataFrame:
 def rewrite_plan(loading: DataFrame, committed: DataFrame, manifest: DataFrame) -> DataFrame:
     load = loading.select(*RUN, "sync_run_started_at")
     superseded = superseded_runs(committed, manifest).select(*RUN, "sync_run_started_at")
-    cutoffs = (
-        load.unionByName(superseded).groupBy("sync_id").agg(F.min(run_key()).alias("cutoff"))
-    )
+    cutoffs = load.unionByName(superseded).groupBy("sync_id").agg(F.min(run_key()).alias("cutoff"))
     loaded = load.join(superseded.select(*RUN), RUN, "left_semi").select(*RUN)
     load = load.join(loaded.withColumn("_reload", F.lit(True)), RUN, "left")
     cleared = superseded.join(load.select(*RUN), RUN, "left_anti")

@@ -6,7 +6,9 @@ everything its state holds is updated from its previous state and the new runs' 
 so the cost follows the new data; a sync with a late, changed or cleared run is recomputed from
 its whole changelog. Rows whose latest attempt is a succeeded `removed` stay here with
 `is_removed = true` (their first addition and last success still count if they come back);
-`sync_snapshot` leaves them out.
+`sync_snapshot` leaves them out. A touched sync left with no changelog row (its runs emptied or
+cleared) gets no row here; the post-hook `sync_logs.clear_emptied_syncs` then drops its
+partition, which an overwrite with no rows cannot empty.
 """
 
 from pyspark.sql import Column, DataFrame, Window

@@ -278,9 +278,7 @@ def _skip(text: str, at: int) -> int:
 UNPARSED_KEY = "_sync_logs_unparsed_payload_sha256"
 
 
-def rewrite_payload(
-    text: str, drop: frozenset, hashed: frozenset, salt: str, decoder=None
-) -> str:
+def rewrite_payload(text: str, drop: frozenset, hashed: frozenset, salt: str, decoder=None) -> str:
     """`rewrite_members`, or, for text that Spark's JSON reader accepts but Python's does not
     (single quotes, ...), a JSON object holding only the salted SHA-256 of the whole text:
     the named fields cannot be found in it, so none of its values is kept."""
@@ -408,6 +406,7 @@ def protect_payloads(records: DataFrame, rules: dict) -> DataFrame:
             "record_payload", F.when(over, truncation_marker(payload)).otherwise(payload)
         )
     return records.select(*RECORD_COLUMNS)
+
 
 RUN = ["sync_id", "sync_run_id"]
 ROW = ["sync_id", "row_id"]

@@ -1,7 +1,8 @@
 {{ config(materialized='view') }}
 
 -- Every file or run folder not loaded, with its reason, and the warnings of loaded runs.
--- severity = 'not_loaded': the item was not loaded; 'warning': loaded, with a warning.
+-- severity = 'not_loaded': the item was not loaded; 'warning': loaded, with a warning;
+-- 'ignored': hidden files (names starting with '_' or '.'), one row per folder holding them.
 -- Built from the current listing (stray files, bad folder names, fact file problems), the run
 -- manifest (run folders not loaded, unknown metadata keys) and the persisted load tables
 -- (record files not loaded, record-level warnings counted in sync_runs), so problems found
@@ -19,6 +20,30 @@ with items as (
         'lake_listing' as detected_by
     from {{ ref('int_sync_logs__lake_files') }}
     where problem is not null
+
+    union all
+
+    -- hidden files (a name on the path starts with _ or .): ignored, counted per folder
+    select
+        'folder' as item_type,
+        'ignored' as severity,
+        ignored_folder as path,
+        max(case when hidden_depth > 1 then org_id end) as org_id,
+        max(case when area = 'sync_tracking_datasets' and hidden_depth > 2 then sync_id end)
+            as sync_id,
+        max(case when area = 'sync_tracking_datasets' and hidden_depth > 3 then sync_run_id end)
+            as sync_run_id,
+        concat(
+            cast(count(*) as string),
+            ' hidden file(s) ignored (a name on the path starts with ''_'' or ''.''): ',
+            array_join(slice(array_sort(collect_list(ignored_name)), 1, 20), ', '),
+            case when count(*) > 20 then ', ...' else '' end
+        ) as reason,
+        count(*) as record_count,
+        'lake_listing' as detected_by
+    from {{ ref('int_sync_logs__lake_files') }}
+    where file_kind = 'hidden'
+    group by ignored_folder
 
     union all
 

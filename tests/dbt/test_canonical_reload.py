@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from handmade_lake import at, payload, rec, run_dir, write_run
+from handmade_lake import at, payload, rec, run_dir, write_batch, write_run
 from sync_logs.dbt_invoke import run_dbt
 
 SYNC = 20
@@ -20,9 +20,9 @@ def upsert(row_id: str, version: int, minute: float) -> dict:
     return rec(row_id, payload(v=version), started=at(minute), ended=at(minute + 1))
 
 
-def build(lake, work, schema: str) -> None:
+def build(lake, work, schema: str, command: str = "build") -> None:
     run_dbt(
-        ["build", "--select", "path:models/canonical", "path:tests/data"],
+        [command, "--select", "path:models/canonical", "path:tests/data"],
         target_dir=work / schema,
         dbt_vars={"raw_root": str(lake)},
         env={"SYNC_LOGS_SCHEMA": schema},
@@ -128,3 +128,152 @@ def test_snapshot_keeps_first_added_from_the_first_run(spark, reloaded):
 )
 def test_incremental_equals_first_build_of_the_final_lake(spark, reloaded, table):
     assert table_rows(spark, INCREMENTAL, table) == table_rows(spark, REBUILT, table)
+
+
+# Syncs and runs that end up with zero rows (issue 15, item 3). One lake, two builds of the
+# same warehouse and one first build of the final lake; every canonical table must be equal.
+EMPTIED, EMPTIED_REBUILT = "canon_emptied", "canon_emptied_full"
+RECORDS = "records_updated.0.parquet"
+COMPARED_TABLES = [
+    "sync_changelog",
+    "sync_snapshot",
+    "sync_runs",
+    "sync_log",
+    "int_sync_logs__snapshot",
+    "int_sync_logs__record_files",
+    "int_sync_logs__run_manifest",
+    "sync_logs_quarantine",
+    "source_objects",
+    "destinations",
+    "destination_objects",
+]
+BUILD_TIME_COLUMNS = LOAD_TIME_COLUMNS | {"inspected_at", "manifest_updated_at"}
+
+
+def emptied_lake(lake) -> None:
+    """Sync 31: one run. 32: three runs. 33: two runs. 34: one run. 35: one run, whose second
+    file is not parquet (quarantined). Run ids are unique across syncs (<sync><n>)."""
+    write_run(lake, 1, 31, 311, at(0), {RECORDS: [upsert("a", 1, 1), upsert("b", 1, 1)]})
+    write_run(lake, 1, 32, 321, at(0), {RECORDS: [upsert("a", 1, 1), upsert("b", 1, 1)]})
+    write_run(lake, 1, 32, 322, at(60), {RECORDS: [upsert("a", 2, 61), upsert("c", 1, 61)]})
+    write_run(lake, 1, 32, 323, at(120), {RECORDS: [upsert("b", 2, 121)]})
+    write_run(lake, 1, 33, 331, at(0), {RECORDS: [upsert("a", 1, 1), upsert("b", 1, 1)]})
+    write_run(lake, 1, 33, 332, at(60), {RECORDS: [upsert("a", 2, 61)]})
+    write_run(lake, 1, 34, 341, at(0), {RECORDS: [upsert("a", 1, 1)]})
+    write_run(lake, 1, 35, 351, at(0), {RECORDS: [upsert("a", 1, 1)]})
+    (run_dir(lake, 1, 35, 351) / "records_updated.1.parquet").write_bytes(b"not parquet")
+
+
+def empty_runs(lake) -> None:
+    """Record files go (folders and metadata.json stay): sync 31's only run, sync 32's middle
+    run, both files of sync 35's only run; sync 33's latest run now holds a file of zero rows;
+    sync 34's only run turns invalid."""
+    (run_dir(lake, 1, 31, 311) / RECORDS).unlink()
+    (run_dir(lake, 1, 32, 322) / RECORDS).unlink()
+    (run_dir(lake, 1, 35, 351) / RECORDS).unlink()
+    (run_dir(lake, 1, 35, 351) / "records_updated.1.parquet").unlink()
+    write_batch(run_dir(lake, 1, 33, 332), RECORDS, [])
+    (run_dir(lake, 1, 34, 341) / "metadata.json").write_text("{not json", encoding="utf-8")
+
+
+def relative(path: str) -> str:
+    return path.split("/lake/", 1)[1]
+
+
+@pytest.fixture(scope="module")
+def emptied(spark, tmp_path_factory):
+    work = tmp_path_factory.mktemp("canonical_emptied")
+    lake = work / "lake"
+    emptied_lake(lake)
+    build(lake, work, EMPTIED, "run")  # the data tests run on the final builds
+    first = {
+        "changelog": sorted(
+            tuple(row)
+            for row in spark.table(f"{EMPTIED}.sync_changelog")
+            .select("sync_id", "sync_run_id", "row_id")
+            .collect()
+        ),
+        "quarantine": sorted(
+            relative(row["path"])
+            for row in spark.table(f"{EMPTIED}.sync_logs_quarantine").collect()
+        ),
+    }
+    empty_runs(lake)
+    build(lake, work, EMPTIED)
+    build(lake, work, EMPTIED_REBUILT, "run")
+    yield first
+    shutil.rmtree(work, ignore_errors=True)
+
+
+def rows_of(spark, schema: str, table: str, *columns: str) -> list[tuple]:
+    frame = spark.table(f"{schema}.{table}").select(*columns)
+    return sorted((tuple(row) for row in frame.collect()), key=repr)
+
+
+def comparable_rows(spark, schema: str, table: str) -> list[tuple]:
+    frame = spark.table(f"{schema}.{table}")
+    columns = [column for column in frame.columns if column not in BUILD_TIME_COLUMNS]
+    return sorted((tuple(row) for row in frame.select(*columns).collect()), key=repr)
+
+
+def test_emptied_lake_first_build_loaded_every_run(emptied):
+    assert emptied["changelog"] == [
+        (31, 311, "a"), (31, 311, "b"),
+        (32, 321, "a"), (32, 321, "b"), (32, 322, "a"), (32, 322, "c"), (32, 323, "b"),
+        (33, 331, "a"), (33, 331, "b"), (33, 332, "a"),
+        (34, 341, "a"),
+        (35, 351, "a"),
+    ]  # fmt: skip
+    assert emptied["quarantine"] == ["sync_tracking_datasets/1/35/351/records_updated.1.parquet"]
+
+
+def test_emptied_runs_leave_the_changelog(spark, emptied):
+    columns = ("sync_id", "sync_run_id", "row_id", "op_type")
+    assert rows_of(spark, EMPTIED, "sync_changelog", *columns) == [
+        (32, 321, "a", "added"), (32, 321, "b", "added"), (32, 323, "b", "changed"),
+        (33, 331, "a", "added"), (33, 331, "b", "added"),
+    ]  # fmt: skip
+
+
+def test_a_sync_without_rows_has_no_snapshot(spark, emptied):
+    expected = [
+        (32, "a", 321, "unchanged", payload(v=1)),
+        (32, "b", 323, "changed", payload(v=2)),
+        (33, "a", 331, "unchanged", payload(v=1)),
+        (33, "b", 331, "unchanged", payload(v=1)),
+    ]
+    columns = ("sync_id", "row_id", "sync_run_id", "op_type", "fields")
+    assert rows_of(spark, EMPTIED, "sync_snapshot", *columns) == expected
+    assert rows_of(spark, EMPTIED, "int_sync_logs__snapshot", *columns) == expected
+
+
+def test_runs_with_zero_records_stay_and_the_invalid_only_run_leaves(spark, emptied):
+    columns = ("sync_id", "sync_run_id", "num_records", "num_files", "num_changelog_rows")
+    assert rows_of(spark, EMPTIED, "sync_runs", *columns) == [
+        (31, 311, 0, 0, 0),
+        (32, 321, 2, 1, 2), (32, 322, 0, 0, 0), (32, 323, 1, 1, 1),
+        (33, 331, 2, 1, 2), (33, 332, 0, 1, 0),
+        (35, 351, 0, 0, 0),
+    ]  # fmt: skip
+
+
+def test_removed_record_files_leave_the_file_inventory(spark, emptied):
+    files = rows_of(spark, EMPTIED, "int_sync_logs__record_files", "path", "num_rows")
+    assert [(relative(path), rows) for path, rows in files] == [
+        ("sync_tracking_datasets/1/32/321/records_updated.0.parquet", 2),
+        ("sync_tracking_datasets/1/32/323/records_updated.0.parquet", 1),
+        ("sync_tracking_datasets/1/33/331/records_updated.0.parquet", 2),
+        ("sync_tracking_datasets/1/33/332/records_updated.0.parquet", 0),
+    ]
+
+
+def test_quarantine_forgets_the_removed_file_and_lists_the_invalid_run(spark, emptied):
+    rows = rows_of(spark, EMPTIED, "sync_logs_quarantine", "item_type", "path", "reason")
+    assert [(kind, relative(path), reason) for kind, path, reason in rows] == [
+        ("run_folder", "sync_tracking_datasets/1/34/341", "metadata.json is not a JSON object"),
+    ]
+
+
+@pytest.mark.parametrize("table", COMPARED_TABLES)
+def test_emptied_incremental_equals_first_build_of_the_final_lake(spark, emptied, table):
+    assert comparable_rows(spark, EMPTIED, table) == comparable_rows(spark, EMPTIED_REBUILT, table)
