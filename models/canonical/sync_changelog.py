@@ -577,14 +577,15 @@ def fold_redeliveries(records: DataFrame, runs: DataFrame) -> DataFrame:
 
 
 def base_op_type(row_id: Column, operation: Column, behavior: Column) -> Column:
-    """Rules 1 and 2 (they need no history); null when rules 3/4 decide."""
+    """Rules 1 and 2 (they need no history); null when rules 3/4 decide. The same rule as the
+    macro `base_op_type` (tests/data/status_rules.csv)."""
     return (
         F.when(row_id.isNull(), F.lit(None).cast("string"))
         .when(
-            (F.lower(operation) == "append") | (F.lower(behavior) == "append"),
+            (F.lower(F.trim(operation)) == "append") | (F.lower(F.trim(behavior)) == "append"),
             F.lit("added"),
         )
-        .when(F.lower(operation) == "delete", F.lit("removed"))
+        .when(F.lower(F.trim(operation)) == "delete", F.lit("removed"))
     )
 
 

@@ -1,0 +1,15 @@
+{#- The status rule (raw `status` -> changelog `status`), the same as `map_status` in
+    models/canonical/sync_changelog.py; both are checked against tests/data/status_rules.csv.
+    Compared case-insensitively, surrounding spaces ignored: `succeeded` -> succeeded,
+    `rejected` -> failed, `NULL` / `DUPLICATE` -> invalid, null or blank -> aborted, any other
+    value -> failed (the engine attempted the record and it did not succeed). -#}
+{% macro changelog_status(raw_status) -%}
+    {%- set normalised = 'lower(trim(' ~ raw_status ~ '))' -%}
+    case
+        when {{ raw_status }} is null or trim({{ raw_status }}) = '' then 'aborted'
+        when {{ normalised }} = 'succeeded' then 'succeeded'
+        when {{ normalised }} = 'rejected' then 'failed'
+        when {{ normalised }} in ('null', 'duplicate') then 'invalid'
+        else 'failed'
+    end
+{%- endmacro %}
