@@ -7,8 +7,8 @@ macros; DuckDB runs the SQL over the cases."""
 import duckdb
 import pytest
 from marts_harness import PROFILES, PROJECT, install_package
-from rules_table import INPUTS, cases
 
+from rules_table import INPUTS, cases
 from sync_logs.dbt_invoke import run_dbt
 
 CASES = cases()

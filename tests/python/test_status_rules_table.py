@@ -3,9 +3,9 @@
 macros of the source modes are held to the same table in tests/dbt/test_status_rules_sql.py."""
 
 from pyspark.sql import functions as F
-from rules_table import cases
 
 from handmade_lake import load_model
+from rules_table import cases
 
 cl = load_model("sync_changelog")
 
