@@ -2,11 +2,15 @@
     models/canonical/sync_changelog.py; both are checked against tests/data/status_rules.csv.
     Compared case-insensitively, surrounding spaces ignored: `succeeded` -> succeeded,
     `rejected` -> failed, `NULL` / `DUPLICATE` -> invalid, null or blank -> aborted, any other
-    value -> failed (the engine attempted the record and it did not succeed). -#}
-{% macro changelog_status(raw_status) -%}
+    value -> failed (the engine attempted the record and it did not succeed). A null or blank
+    status with a null identifier is `NULL` whose text a writer or loader turned into a null:
+    invalid. -#}
+{% macro changelog_status(raw_status, row_id) -%}
     {%- set normalised = 'lower(trim(' ~ raw_status ~ '))' -%}
+    {%- set missing = '(' ~ raw_status ~ ' is null or trim(' ~ raw_status ~ ") = '')" %}
     case
-        when {{ raw_status }} is null or trim({{ raw_status }}) = '' then 'aborted'
+        when {{ missing }} and {{ row_id }} is null then 'invalid'
+        when {{ missing }} then 'aborted'
         when {{ normalised }} = 'succeeded' then 'succeeded'
         when {{ normalised }} = 'rejected' then 'failed'
         when {{ normalised }} in ('null', 'duplicate') then 'invalid'

@@ -171,10 +171,11 @@ attempts as (
         batch_ended_at,
         logged_at,
         min(batch_started_at) over (partition by sync_id, sync_run_id) as run_started_at,
-        {{ sync_logs.changelog_status('raw_status') }} as status,
+        {{ sync_logs.changelog_status('raw_status', 'row_id') }} as status,
         -- Census has no runs table: a run-level error can only be in the status_message of the
         -- records the run never attempted, so that message is their run's error
-        {{ sync_logs.changelog_failed_reason('raw_status', 'status_message', 'status_message') }} as failed_reason,
+        {{ sync_logs.changelog_failed_reason('raw_status', 'status_message', 'status_message', 'row_id') }}
+            as failed_reason,
         -- Census records no run behaviour: its `operation` is the sync's behaviour (`append` too)
         {{ sync_logs.base_op_type('row_id', 'operation', 'cast(null as ' ~ string ~ ')') }} as base_op_type,
         case

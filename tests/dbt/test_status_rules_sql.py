@@ -17,9 +17,9 @@ RULES_SQL = """
 with typed as (
     select
         case_id,
-        {{ sync_logs.changelog_status('raw_status') }} as status,
-        {{ sync_logs.changelog_failed_reason('raw_status', 'status_message', 'run_error') }}
-            as failed_reason,
+        {{ sync_logs.changelog_status('raw_status', 'row_id') }} as status,
+        {{ sync_logs.changelog_failed_reason('raw_status', 'status_message', 'run_error',
+                                             'row_id') }} as failed_reason,
         {{ sync_logs.op_type('row_id', sync_logs.base_op_type('row_id', 'operation', 'behavior'),
                              'previous_state') }} as op_type,
         payload,

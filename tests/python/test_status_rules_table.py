@@ -25,7 +25,7 @@ def rule_outputs(spark) -> dict[str, dict]:
         WORK_SCHEMA,
     )
     status, reason = cl.map_status(F.col("raw_status"), F.col("status_message"),
-                                   F.col("run_error"))
+                                   F.col("run_error"), F.col("row_id"))
     work = (work.withColumn("status", status).withColumn("failed_reason", reason)
             .withColumn("payload_hash", cl.payload_hash(F.col("payload"))))
     # the row's last succeeded state before this run, as succeeded_states_before gives it
