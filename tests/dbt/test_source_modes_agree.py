@@ -12,8 +12,9 @@ log_id, org_id, split_group, batch_file or load time). The expected op_type, sta
 failed_reason and payload_changed of every record are written by hand next to it.
 
 The same build runs the vendors' example queries of the seeds verbatim
-(analyses/vendor_examples/, only their relation names resolved) on Spark, and Census's
-DuckDB query over a run folder of the lake."""
+(analyses/vendor_examples/, only their relation names resolved) on Spark. (Census's Sync
+Tracking DuckDB query reads the raw lake, not a relation of the package: the analysis
+census_rejected_records_by_message asks it of `sync_log`.)"""
 
 import json
 from datetime import UTC, datetime, timedelta
@@ -387,20 +388,3 @@ def test_hightouch_current_rows_in_all_models_verbatim(spark, package):
         ("Trial users", "a"), ("Trial users", "b"), ("Trial users", "c"),
         ("Trial users", "d"), ("Trial users", "e"), ("Trial users", "h"),
     ]
-
-
-# Census, Sync Tracking ("Querying"): DuckDB over one run folder of the lake, verbatim but
-# for the bucket path.
-CENSUS_LAKE_QUERY = """SELECT status_message, ARRAY_AGG(identifier) AS rejected_records
-FROM read_parquet('s3://your_bucket/sync_tracking_datasets/1/2/3/*.parquet', union_by_name=True)
-WHERE status = 'rejected'
-GROUP BY 1"""
-
-
-def test_census_lake_query_verbatim_on_duckdb(package):
-    folder = lake_kit.run_dir(package["lake"], ORG, 1234, 5678)
-    query = CENSUS_LAKE_QUERY.replace(
-        "s3://your_bucket/sync_tracking_datasets/1/2/3", str(folder))
-    with duckdb.connect() as connection:
-        rows = connection.execute(query).fetchall()
-    assert rows == [("Contact not found", ["b"])]
