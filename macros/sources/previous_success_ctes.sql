@@ -1,22 +1,56 @@
-{#- For vendor modes that lack our derived columns: renders CTEs (to follow a comma in a
-    `with` list) ending in `sync_logs_previous_success`, one row per (sync_id, row_id,
+{#- For the SQL source modes that lack our derived columns: renders CTEs (to follow a comma in
+    a `with` list) ending in `sync_logs_previous_success`, one row per (sync_id, row_id,
     sync_run_id) of `attempts` with the row's last succeeded state *before* that run:
     `previous_state` ('present' or 'removed', null if it never succeeded) and
-    `previous_fields` (the payload of that state). Runs are ordered by (run_started_at,
-    sync_run_id), never by load order. `attempts` must have sync_id, sync_run_id,
-    run_started_at, row_id, status, success_state ('present' or 'removed') and fields. -#}
-{% macro previous_success_ctes(attempts) %}
-sync_logs_row_runs as (
+    `previous_fields` (the payload of that state). The same rule as `assign_op_types` in
+    models/canonical/sync_changelog.py: runs are ordered by (run_started_at, sync_run_id), never
+    by load order; the state a run leaves is its *last* succeeded attempt of the row, in
+    `latest_first` order (a SQL order-by list, latest attempt first), so a removal followed by
+    an upsert in one run leaves the row present. `attempts` must have sync_id, sync_run_id,
+    run_started_at, row_id, status, success_state ('present' or 'removed': 'removed' exactly
+    when `base_op_type` is 'removed'), fields, and the columns `latest_first` names. -#}
+{% macro previous_success_ctes(attempts, latest_first) %}
+sync_logs_last_successes as (
     select
         sync_id,
         row_id,
         sync_run_id,
-        run_started_at,
-        max(case when status = 'succeeded' then success_state end) as success_state,
-        max(case when status = 'succeeded' and success_state = 'present' then fields end) as success_fields
-    from {{ attempts }}
-    where row_id is not null
-    group by sync_id, row_id, sync_run_id, run_started_at
+        success_state,
+        success_fields
+    from (
+        select
+            sync_id,
+            row_id,
+            sync_run_id,
+            success_state,
+            fields as success_fields,
+            row_number() over (
+                partition by sync_id, row_id, sync_run_id
+                order by {{ latest_first }}
+            ) as sync_logs_attempt_number
+        from {{ attempts }}
+        where status = 'succeeded' and row_id is not null
+    ) as sync_logs_successes
+    where sync_logs_attempt_number = 1
+),
+
+sync_logs_row_runs as (
+    select distinct
+        sync_logs_attempts.sync_id,
+        sync_logs_attempts.row_id,
+        sync_logs_attempts.sync_run_id,
+        sync_logs_attempts.run_started_at,
+        sync_logs_last_successes.success_state,
+        case
+            when sync_logs_last_successes.success_state = 'present'
+                then sync_logs_last_successes.success_fields
+        end as success_fields
+    from {{ attempts }} as sync_logs_attempts
+    left join sync_logs_last_successes
+        on sync_logs_attempts.sync_id = sync_logs_last_successes.sync_id
+        and sync_logs_attempts.row_id = sync_logs_last_successes.row_id
+        and sync_logs_attempts.sync_run_id = sync_logs_last_successes.sync_run_id
+    where sync_logs_attempts.row_id is not null
 ),
 
 sync_logs_row_runs_numbered as (

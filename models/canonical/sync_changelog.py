@@ -485,10 +485,18 @@ def normalised_status(raw_status: Column) -> Column:
     return F.lower(F.trim(raw_status))
 
 
-def map_status(raw_status: Column, status_message: Column, run_error: Column) -> tuple:
-    """(status, failed_reason) per the vocabulary; unknown raw statuses count as failed."""
+def map_status(
+    raw_status: Column, status_message: Column, run_error: Column, row_id: Column | None = None
+) -> tuple:
+    """(status, failed_reason) per the vocabulary; unknown raw statuses count as failed. A
+    record with a null identifier and no status is the `NULL` status whose text a writer or
+    loader turned into a null: invalid, not aborted. The same rule as the macros
+    `changelog_status` and `changelog_failed_reason` (tests/data/status_rules.csv)."""
     s = normalised_status(raw_status)
     missing = raw_status.isNull() | (s == "")
+    if row_id is not None:
+        s = F.when(missing & row_id.isNull(), F.lit("null")).otherwise(s)
+        missing = missing & row_id.isNotNull()
     status = (
         F.when(missing, F.lit("aborted"))
         .when(s == "succeeded", F.lit("succeeded"))
@@ -587,7 +595,9 @@ def fold_redeliveries(records: DataFrame, runs: DataFrame) -> DataFrame:
         .withColumn("redelivery_count", (F.count(F.lit(1)).over(deliveries) - 1).cast("int"))
         .filter(F.col("_delivery") == 1)
     )
-    status, reason = map_status(F.col("status"), F.col("status_message"), F.col("_run_error"))
+    status, reason = map_status(
+        F.col("status"), F.col("status_message"), F.col("_run_error"), F.col("identifier")
+    )
     return rows.select(
         "log_id",
         "org_id",
@@ -619,14 +629,15 @@ def fold_redeliveries(records: DataFrame, runs: DataFrame) -> DataFrame:
 
 
 def base_op_type(row_id: Column, operation: Column, behavior: Column) -> Column:
-    """Rules 1 and 2 (they need no history); null when rules 3/4 decide."""
+    """Rules 1 and 2 (they need no history); null when rules 3/4 decide. The same rule as the
+    macro `base_op_type` (tests/data/status_rules.csv)."""
     return (
         F.when(row_id.isNull(), F.lit(None).cast("string"))
         .when(
-            (F.lower(operation) == "append") | (F.lower(behavior) == "append"),
+            (F.lower(F.trim(operation)) == "append") | (F.lower(F.trim(behavior)) == "append"),
             F.lit("added"),
         )
-        .when(F.lower(operation) == "delete", F.lit("removed"))
+        .when(F.lower(F.trim(operation)) == "delete", F.lit("removed"))
     )
 
 

@@ -3,6 +3,8 @@
 -- The per-record log in Census's sync_log shape: one row per changelog row (re-deliveries are
 -- folded there, so log_id is unique), with the run's source and destination ids from its
 -- metadata.json. A view over sync_changelog: no second copy of the history to keep in step.
+-- Census's own column names are here too where ours differ (`_census_logged_at`), so a query
+-- written for Census's sync_log runs unchanged.
 select
     changelog.log_id,
     changelog.sync_id,
@@ -15,6 +17,7 @@ select
     changelog.raw_status as status,
     changelog.status_message,
     changelog.logged_at,
+    changelog.logged_at as _census_logged_at,
     runs.destination_id,
     runs.destination_object_id,
     runs.source_id,

@@ -96,6 +96,14 @@ attempts as (
         changelog.split_group,
         runs.started_at as run_started_at,
         runs.finished_at as run_finished_at,
+        {{ dbt.hash(dbt.concat([
+            "cast(changelog.sync_id as " ~ string ~ ")", "'|'",
+            "cast(changelog.sync_run_id as " ~ string ~ ")", "'|'",
+            "coalesce(changelog.row_id, '<null>')", "'|'",
+            "coalesce(changelog.op_type, '')", "'|'",
+            "coalesce(changelog.status, '')", "'|'",
+            "coalesce(changelog.fields, '')"])) }} as log_id,
+        -- Hightouch gives op_type: a removal is the state a succeeded `removed` leaves
         case when changelog.op_type = 'removed' then 'removed' else 'present' end as success_state
     from changelog
     left join runs
@@ -103,16 +111,11 @@ attempts as (
         and changelog.sync_run_id = runs.sync_run_id
 ),
 
-{{ sync_logs.previous_success_ctes('attempts') }}
+{#- Hightouch records no order within a run: the latest attempt is the one with the highest log id -#}
+{{ sync_logs.previous_success_ctes('attempts', 'log_id desc') }}
 
 select
-    {{ dbt.hash(dbt.concat([
-        "cast(attempts.sync_id as " ~ string ~ ")", "'|'",
-        "cast(attempts.sync_run_id as " ~ string ~ ")", "'|'",
-        "coalesce(attempts.row_id, '<null>')", "'|'",
-        "coalesce(attempts.op_type, '')", "'|'",
-        "coalesce(attempts.status, '')", "'|'",
-        "coalesce(attempts.fields, '')"])) }} as log_id,
+    attempts.log_id,
     cast(null as {{ bigint }}) as org_id,
     attempts.sync_id,
     attempts.sync_run_id,
@@ -124,11 +127,7 @@ select
     attempts.split_group,
     cast(null as {{ string }}) as operation,
     cast(null as {{ string }}) as raw_status,
-    case
-        when attempts.op_type = 'changed'
-            then {{ sync_logs.is_distinct_from('attempts.fields', 'previous.previous_fields') }}
-        when attempts.op_type is not null then true
-    end as payload_changed,
+    {{ sync_logs.payload_changed('attempts.op_type', 'attempts.fields', 'previous.previous_fields') }} as payload_changed,
     attempts.run_started_at as batch_started_at,
     attempts.run_finished_at as batch_ended_at,
     cast(null as {{ string }}) as batch_file,
@@ -159,7 +158,7 @@ with sync_log as (
 ),
 
 attempts as (
-    -- the status vocabulary of the canonical contract
+    -- the rules of the canonical contract, as in models/canonical/sync_changelog.py (macros/rules/)
     select
         log_id,
         sync_id,
@@ -172,40 +171,32 @@ attempts as (
         batch_ended_at,
         logged_at,
         min(batch_started_at) over (partition by sync_id, sync_run_id) as run_started_at,
+        {{ sync_logs.changelog_status('raw_status', 'row_id') }} as status,
+        -- Census has no runs table: a run-level error can only be in the status_message of the
+        -- records the run never attempted, so that message is their run's error
+        {{ sync_logs.changelog_failed_reason('raw_status', 'status_message', 'status_message', 'row_id') }}
+            as failed_reason,
+        -- Census records no run behaviour: its `operation` is the sync's behaviour (`append` too)
+        {{ sync_logs.base_op_type('row_id', 'operation', 'cast(null as ' ~ string ~ ')') }} as base_op_type,
         case
-            -- a record without an identifier cannot have been sent, whatever its status says
-            when row_id is null then 'invalid'
-            when raw_status = 'succeeded' then 'succeeded'
-            when raw_status = 'rejected' then 'failed'
-            when raw_status in ('NULL', 'DUPLICATE') then 'invalid'
-            when raw_status is null then 'aborted'
-            else lower(raw_status)
-        end as status,
-        case
-            when row_id is null or raw_status = 'NULL' then 'null identifier'
-            when raw_status = 'DUPLICATE' then 'duplicate identifier'
-            when raw_status = 'succeeded' then null
-            -- the destination's message, or why a never-attempted record was not sent
-            else status_message
-        end as failed_reason,
-        case when operation = 'delete' then 'removed' else 'present' end as success_state
+            when {{ sync_logs.base_op_type('row_id', 'operation', 'cast(null as ' ~ string ~ ')') }} = 'removed'
+                then 'removed'
+            else 'present'
+        end as success_state
     from sync_log
 ),
 
-{{ sync_logs.previous_success_ctes('attempts') }},
+{#- Within a run, attempts are ordered by batch time (unknown last), then log id. -#}
+{{ sync_logs.previous_success_ctes(
+    'attempts',
+    'case when batch_started_at is null then 0 else 1 end, batch_started_at desc, log_id desc') }},
 
 typed as (
     select
         attempts.log_id,
         attempts.sync_id,
         attempts.sync_run_id,
-        case
-            when attempts.row_id is null then null
-            when attempts.operation = 'append' then 'added'
-            when attempts.operation = 'delete' then 'removed'
-            when previous.previous_state is null or previous.previous_state = 'removed' then 'added'
-            else 'changed'
-        end as op_type,
+        {{ sync_logs.op_type('attempts.row_id', 'attempts.base_op_type', 'previous.previous_state') }} as op_type,
         attempts.row_id,
         attempts.status,
         attempts.failed_reason,
@@ -236,10 +227,7 @@ select
     cast(null as {{ string }}) as split_group,
     operation,
     raw_status,
-    case
-        when op_type = 'changed' then {{ sync_logs.is_distinct_from('fields', 'previous_fields') }}
-        when op_type is not null then true
-    end as payload_changed,
+    {{ sync_logs.payload_changed('op_type', 'fields', 'previous_fields') }} as payload_changed,
     batch_started_at,
     batch_ended_at,
     cast(null as {{ string }}) as batch_file,

@@ -42,7 +42,7 @@ RUNS = [
 RATE = "Rate limit exceeded, retry later"
 AUTH = "Unauthorized: invalid API key"
 # (log_id, sync_id, run, row_id, op_type, status, failed_reason, fields, operation,
-#  raw_status, payload_changed). Batches are sent one minute into the run and end a minute
+#  raw_status, payload_changed: false for removals, as the contract says). Batches are sent one minute into the run and end a minute
 # later, except the aborted record (never sent: no batch times).
 RECORDS = [
     ("L01", 101, 1001, "u1", "added", "succeeded", None, {"email": "u1@x.com", "plan": "free", "seats": 1}, "upsert", "succeeded", True),
@@ -53,7 +53,7 @@ RECORDS = [
     ("L06", 101, 1002, "u2", "added", "succeeded", None, {"email": "u2@x.com", "plan": "free"}, "upsert", "succeeded", True),
     ("L07", 101, 1002, "u3", "changed", "succeeded", None, {"email": "u3@x.com", "score": 2}, "upsert", "succeeded", True),
     ("L08", 101, 1002, None, None, "invalid", "null identifier", {"email": "anon@x.com"}, "upsert", "NULL", None),
-    ("L09", 101, 1003, "u1", "removed", "succeeded", None, {"email": "u1@x.com", "plan": "pro", "seats": 1}, "delete", "succeeded", True),
+    ("L09", 101, 1003, "u1", "removed", "succeeded", None, {"email": "u1@x.com", "plan": "pro", "seats": 1}, "delete", "succeeded", False),
     ("L10", 101, 1003, "u2", "changed", "failed", "Invalid email address", {"email": "u2-at-x.com", "plan": "free"}, "upsert", "rejected", True),
     ("L11", 101, 1003, "u3", "changed", "succeeded", None, {"email": "u3@x.com", "score": 2}, "upsert", "succeeded", False),
     ("L12", 101, 1003, "u5", "added", "invalid", "duplicate identifier", {"email": "u5a@x.com"}, "upsert", "DUPLICATE", True),
@@ -61,9 +61,9 @@ RECORDS = [
     ("L14", 101, 1004, "u1", "added", "succeeded", None, {"email": "u1@x.com", "plan": "pro", "seats": 2}, "upsert", "succeeded", True),
     ("L15", 101, 1004, "u2", "changed", "succeeded", None, {"email": "u2@x.com", "plan": "team"}, "upsert", "succeeded", True),
     ("L16", 101, 1004, "u3", "changed", "succeeded", None, {"email": "u3@x.com", "score": 3}, "upsert", "succeeded", True),
-    ("L17", 101, 1005, "u1", "removed", "succeeded", None, {"email": "u1@x.com", "plan": "pro", "seats": 2}, "delete", "succeeded", True),
+    ("L17", 101, 1005, "u1", "removed", "succeeded", None, {"email": "u1@x.com", "plan": "pro", "seats": 2}, "delete", "succeeded", False),
     ("L18", 101, 1005, "u3", "changed", "succeeded", None, {"email": "u3@x.com", "score": 4}, "upsert", "succeeded", True),
-    ("L19", 101, 1005, "u4", "removed", "failed", "Contact not found", {"email": "u4@x.com"}, "delete", "rejected", True),
+    ("L19", 101, 1005, "u4", "removed", "failed", "Contact not found", {"email": "u4@x.com"}, "delete", "rejected", False),
     ("L20", 101, 1005, "u7", "added", "failed", "Request timed out after 30s", {"email": "u7@x.com"}, "upsert", "rejected", True),
     ("L21", 101, 1005, "u6", "added", "aborted", "Destination API unavailable", {"email": "u6@x.com"}, "upsert", None, True),
     ("L22", 202, 2003, "c1", "added", "succeeded", None, {"score": 0.9, "tier": "gold", "tags": ["a", "b"]}, "upsert", "succeeded", True),
@@ -73,7 +73,7 @@ RECORDS = [
     ("L26", 202, 2001, "c3", "added", "succeeded", None, {"score": 0.2}, "upsert", "succeeded", True),
     ("L27", 202, 2002, "c1", "changed", "failed", RATE, {"score": 0.7, "tier": None, "tags": ["a", "b"]}, "upsert", "rejected", True),
     ("L28", 202, 2002, "c2", "added", "succeeded", None, {"score": 0.5}, "upsert", "succeeded", True),
-    ("L29", 202, 2002, "c3", "removed", "succeeded", None, {"score": 0.2}, "delete", "succeeded", True),
+    ("L29", 202, 2002, "c3", "removed", "succeeded", None, {"score": 0.2}, "delete", "succeeded", False),
 ]
 
 # The latest state of every row (hand-derived from RECORDS): (sync_id, run, op_type, row_id,

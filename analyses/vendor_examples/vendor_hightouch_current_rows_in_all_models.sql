@@ -1,0 +1,23 @@
+{{ config(enabled=var('sync_logs_vendor_examples', false)
+    and target.type in ['sparksession', 'spark', 'databricks']
+    and var('sync_logs_source', 'package') == 'package') }}
+{#- Hightouch, Warehouse Sync Logs, "Get the current rows in all models". The vendor's text
+    verbatim, its constants included; only the relation names (`hightouch_audit.sync_snapshot`,
+    `hightouch_audit.sync_runs`) are replaced by the package's relations (README, "Vendor
+    queries"). Off unless var `sync_logs_vendor_examples` is true; the analyses one folder up
+    answer the same question adapted for use. -#}
+with model_names as (
+  select distinct
+    sync_id,
+    model_name
+  from {{ ref('sync_logs', 'sync_runs') }}
+)
+
+select
+  model_name,
+  row_id as user_id
+from {{ ref('sync_logs', 'sync_snapshot') }} s
+join model_names r on s.sync_id = r.sync_id
+where s.status != 'failed'
+qualify row_number() over (partition by user_id, model_name order by null) = 1
+order by user_id
