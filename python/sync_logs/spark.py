@@ -14,7 +14,9 @@ def warehouse_dir() -> Path:
 def local_session(
     warehouse: Path | None = None, driver_memory: str = "4g", shuffle_partitions: int = 4
 ) -> SparkSession:
-    """A Hive-enabled local session whose tables and metastore both live in `warehouse`."""
+    """A Hive-enabled local session whose tables and metastore both live in `warehouse`.
+
+    ANSI mode stays at Spark 4's default (on), as in the `local` target's builds."""
     warehouse = (warehouse or warehouse_dir()).resolve()
     # Python workers (mapInArrow in the canonical models) need this interpreter's pyarrow;
     # PySpark reads the variable when the SparkContext starts.
@@ -33,7 +35,6 @@ def local_session(
         .config("spark.driver.memory", driver_memory)
         .config("spark.sql.shuffle.partitions", str(shuffle_partitions))
         .config("spark.sql.adaptive.enabled", "true")
-        .config("spark.sql.ansi.enabled", "false")
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
