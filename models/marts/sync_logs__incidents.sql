@@ -19,6 +19,7 @@
 {%- set string = dbt.type_string() -%}
 {%- set bigint = dbt.type_bigint() -%}
 {%- set critical_classes = settings['critical_error_classes'] -%}
+{%- set gap_end = 'coalesce(next_run_started_at, ' ~ sync_logs.monitoring_reference_time() ~ ')' -%}
 
 with runs as (
     select
@@ -269,7 +270,7 @@ gaps as (
         started_at,
         next_run_started_at,
         interval_baseline_median_seconds,
-        {{ sync_logs.seconds_between('started_at', 'coalesce(next_run_started_at, ' ~ sync_logs.monitoring_reference_time() ~ ')') }} as gap_seconds
+        {{ sync_logs.seconds_between('started_at', gap_end) }} as gap_seconds
     from runs
     where interval_baseline_median_seconds is not null
 ),

@@ -30,9 +30,10 @@ CHANGELOG_COLUMNS = (
 
 def add_run(build: Build, run: str, attempt: str) -> None:
     with duckdb.connect(str(build.duckdb_path)) as connection:
-        connection.execute(f"insert into {build.schema}.fixture_sync_runs ({RUN_COLUMNS}) values {run}")
+        schema = build.schema
+        connection.execute(f"insert into {schema}.fixture_sync_runs ({RUN_COLUMNS}) values {run}")
         connection.execute(
-            f"insert into {build.schema}.fixture_sync_changelog ({CHANGELOG_COLUMNS}) values {attempt}")
+            f"insert into {schema}.fixture_sync_changelog ({CHANGELOG_COLUMNS}) values {attempt}")
 
 
 def by_id(rows: list[dict]) -> dict[str, dict]:

@@ -211,7 +211,8 @@ def test_error_taxonomy_of_real_api_messages(builds, engine):
         expected_status = case["expected_http_status"]
         if (got["error_class"] != case["expected_class"]
                 or got["http_status"] != expected_status
-                or (case["expected_template"] and got["message_template"] != case["expected_template"])):
+                or (case["expected_template"]
+                    and got["message_template"] != case["expected_template"])):
             wrong.append((case["message"], case["expected_class"], expected_status,
                           got["error_class"], got["http_status"], got["message_template"]))
     assert not wrong
@@ -266,12 +267,14 @@ def test_incidents_of_the_fixture(builds):
          "Rate limit exceeded, retry later"),
     ])
     stale = [r for r in rows if r["kind"] == "stale"][0]
-    assert (stale["opened_at"], stale["last_seen_at"]) == ("2026-10-08 06:00:00", "2026-10-09 00:00:00")
+    assert (stale["opened_at"], stale["last_seen_at"]) == (
+        "2026-10-08 06:00:00", "2026-10-09 00:00:00")
 
 
 def test_incident_ids_hash_sync_kind_class_and_opening_run(builds):
     import hashlib
 
     for row in builds["postgres"].rows("sync_logs__incidents"):
-        key = f"{int(row['sync_id'])}|{row['kind']}|{row['error_class'] or ''}|{int(row['opened_sync_run_id'])}"
+        key = "|".join([str(int(row["sync_id"])), row["kind"], row["error_class"] or "",
+                        str(int(row["opened_sync_run_id"]))])
         assert row["incident_id"] == hashlib.md5(key.encode()).hexdigest()
