@@ -2,9 +2,10 @@
     that differ only in values group together. In order: e-mail addresses become `<email>`;
     the apostrophe of English contractions (`doesn't`, `manager's`) is dropped so that it
     does not open a quote; single-quoted text becomes `'<value>'`; a double-quoted JSON
-    value (after a colon) `:"<value>"`; other double-quoted text `"<value>"` unless it is
-    a bare word (a JSON key such as `"message"`); words that mix letters and digits (ids,
-    UUIDs, `0035e00000AbCdE`) `<id>`; and the remaining digit runs `<number>`. -#}
+    value (after a colon) `:"<value>"`; other double-quoted text without `:`, `,`, `{` or
+    `}` becomes `"<value>"` unless it is a bare word (a JSON key such as `"message"`);
+    words that mix letters and digits (ids, UUIDs, `0035e00000AbCdE`) `<id>`; and the
+    remaining digit runs `<number>`. -#}
 {% macro error_message_template(message) %}
     {%- set rules = [
         ('[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+([.][A-Za-z0-9-]+)+', '<email>'),
@@ -15,7 +16,7 @@
         ("'ve ", 've '),
         ("'[^']*'", "'<value>'"),
         (':[ ]*"[^"]*"', ':"<value>"'),
-        ('"[^"]*[^A-Za-z_"][^"]*"', '"<value>"'),
+        ('"[^":,{}]*[^A-Za-z_":,{}][^":,{}]*"', '"<value>"'),
         ('[A-Za-z0-9_-]*([A-Za-z_][A-Za-z0-9_-]*[0-9]|[0-9][A-Za-z0-9_-]*[A-Za-z_])[A-Za-z0-9_-]*', '<id>'),
         ('[0-9]+', '<number>'),
     ] -%}
