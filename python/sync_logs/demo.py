@@ -35,6 +35,21 @@ group by sync_id
 order by sync_id
 """
 
+INCIDENTS_BY_KIND = """
+select kind, severity, status, count(*) as incidents, sum(runs_affected) as runs_affected
+from {schema}.sync_logs__incidents
+group by kind, severity, status
+order by kind, severity, status
+"""
+
+OPEN_INCIDENTS = """
+select sync_id, model_name, kind, error_class, severity, opened_at, runs_affected, failed_reason
+from {schema}.sync_logs__incidents
+where status = 'open'
+order by severity, opened_at, sync_id, kind, error_class
+limit 15
+"""
+
 
 def print_table(title: str, rows: list, columns: list[str]) -> None:
     cells = [[("" if row[c] is None else str(row[c])) for c in columns] for row in rows]
@@ -54,6 +69,11 @@ def summarise(spark, schema: str = SCHEMA) -> None:
             ROWS_ADDED_REMOVED,
             ["sync_id", "model_name", "runs", "rows_added", "rows_removed"],
         ),
+        ("Incidents by kind", INCIDENTS_BY_KIND,
+         ["kind", "severity", "status", "incidents", "runs_affected"]),
+        ("Open incidents (the first 15)", OPEN_INCIDENTS,
+         ["sync_id", "model_name", "kind", "error_class", "severity", "opened_at",
+          "runs_affected", "failed_reason"]),
     ]
     for title, sql, columns in queries:
         print_table(title, spark.sql(sql.format(schema=schema)).collect(), columns)

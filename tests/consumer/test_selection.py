@@ -21,13 +21,14 @@ STAGING = {
 INTERMEDIATE = {
     "int_sync_logs__attempts", "int_sync_logs__row_runs", "int_sync_logs__membership_transitions",
     "int_sync_logs__error_attempts", "int_sync_logs__error_categories", "int_sync_logs__syncs",
+    "int_sync_logs__run_errors",
 }
 MARTS = {
     "sync_logs__errors", "sync_logs__errors_by_sync", "sync_logs__errors_by_destination",
     "sync_logs__new_errors", "sync_logs__error_trend_daily", "sync_logs__audience_events",
     "sync_logs__membership_history", "sync_logs__current_members", "sync_logs__field_diffs",
     "sync_logs__row_lifecycle", "sync_logs__flapping_rows", "sync_logs__row_operations",
-    "sync_logs__sync_health",
+    "sync_logs__sync_health", "sync_logs__run_anomalies", "sync_logs__incidents",
 }
 SEEDS = {"sync_logs_error_categories"}
 

@@ -186,3 +186,95 @@ def test_exclude_failed_rows_macro(builds, engine):
     # u2 failed once before succeeding
     assert pick(builds[engine].rows("users_never_failed"), "user_id") == [
         ("u1",), ("u3",), ("u5",), ("u6",), ("u8",)]
+
+
+MONITORING = ["sync_logs__run_anomalies", "sync_logs__incidents", "error_taxonomy_results"]
+
+
+def test_monitoring_marts_have_the_same_rows_on_every_engine(builds):
+    for relation in MONITORING:
+        reference = builds["postgres"].rows(relation)
+        assert reference, f"{relation} is empty on postgres: the fixture should exercise it"
+        for engine in ("duckdb", "spark"):
+            assert builds[engine].rows(relation) == reference, f"{relation} differs on {engine}"
+
+
+@pytest.mark.parametrize("engine", ["postgres", "duckdb", "spark"])
+def test_error_taxonomy_of_real_api_messages(builds, engine):
+    cases = builds[engine].rows("error_taxonomy_cases")
+    apis = {"salesforce", "hubspot", "braze", "iterable", "google_ads", "meta", "zendesk"}
+    assert all(sum(c["api"] == api for c in cases) >= 3 for api in apis)
+    results = {r["failed_reason"]: r for r in builds[engine].rows("error_taxonomy_results")}
+    wrong = []
+    for case in cases:
+        got = results[case["message"]]
+        expected_status = case["expected_http_status"]
+        if (got["error_class"] != case["expected_class"]
+                or got["http_status"] != expected_status
+                or (case["expected_template"]
+                    and got["message_template"] != case["expected_template"])):
+            wrong.append((case["message"], case["expected_class"], expected_status,
+                          got["error_class"], got["http_status"], got["message_template"]))
+    assert not wrong
+    retryable = {r["error_class"]: r["is_retryable"] for r in results.values()}
+    assert retryable == {
+        "rate_limit": True, "timeout": True, "destination_server_error": True,
+        "authentication": False, "permission": False, "validation": False, "not_found": False,
+        "duplicate": False, "unknown": None,
+    }
+
+
+def test_incidents_of_the_fixture(builds):
+    # Worked out from the fixture's runs (tests/dbt/project/seeds/tables), with the default
+    # thresholds and the reference time 2026-10-09 00:00 of the integration project.
+    rows = builds["postgres"].rows("sync_logs__incidents")
+    assert pick(rows, "sync_id", "kind", "error_class", "severity", "status",
+                "opened_sync_run_id", "runs_affected", "rows_affected", "resolved_at",
+                "failed_reason") == sorted([
+        # run 1005 failed: 5 planned, 2 succeeded
+        (101, "run_failed", None, "critical", "open", 1005, 1, 3, None,
+         "Destination API unavailable"),
+        # failed / attempted: 1/4 (critical at 0.25), 0/3, 1/3, 0/3, 2/4
+        (101, "failed_records", None, "critical", "resolved", 1001, 1, 1, "2026-10-02 06:04:00",
+         "Rate limit exceeded, retry later"),
+        (101, "failed_records", None, "critical", "resolved", 1003, 1, 1, "2026-10-04 06:03:00",
+         "duplicate identifier"),
+        (101, "failed_records", None, "critical", "open", 1005, 1, 2, None, "Contact not found"),
+        (101, "new_error_class", "rate_limit", "warning", "resolved", 1001, 1, 1,
+         "2026-10-02 06:04:00", "Rate limit exceeded, retry later"),
+        # null identifier (no row) in 1002, an invalid e-mail in 1003
+        (101, "new_error_class", "validation", "warning", "resolved", 1002, 2, 1,
+         "2026-10-04 06:03:00", "null identifier"),
+        (101, "new_error_class", "duplicate", "warning", "resolved", 1003, 1, 1,
+         "2026-10-04 06:03:00", "duplicate identifier"),
+        (101, "new_error_class", "not_found", "warning", "open", 1005, 1, 1, None,
+         "Contact not found"),
+        (101, "new_error_class", "timeout", "warning", "open", 1005, 1, 1, None,
+         "Request timed out after 30s"),
+        (101, "new_error_class", "destination_server_error", "warning", "open", 1005, 1, 1, None,
+         "Destination API unavailable"),
+        # 1200 s against the p95 555 s of 300, 240, 600, 180
+        (101, "slow_run", None, "warning", "open", 1005, 1, None, None, None),
+        # daily runs; none since Oct 5 06:00, overdue from Oct 8 06:00
+        (101, "stale", None, "warning", "open", 1005, 0, None, None, None),
+        # 1/2, 1/3, 1/3 in start order 2003, 2001, 2002
+        (202, "failed_records", None, "critical", "open", 2003, 3, 3, None,
+         "Unauthorized: invalid API key"),
+        # resolved by the unfinished run 2002 (its start)
+        (202, "new_error_class", "authentication", "critical", "resolved", 2003, 2, 2,
+         "2026-10-03 07:00:00", "Unauthorized: invalid API key"),
+        (202, "new_error_class", "rate_limit", "warning", "open", 2002, 1, 1, None,
+         "Rate limit exceeded, retry later"),
+    ])
+    stale = [r for r in rows if r["kind"] == "stale"][0]
+    assert (stale["opened_at"], stale["last_seen_at"]) == (
+        "2026-10-08 06:00:00", "2026-10-09 00:00:00")
+
+
+def test_incident_ids_hash_sync_kind_class_and_opening_run(builds):
+    import hashlib
+
+    for row in builds["postgres"].rows("sync_logs__incidents"):
+        key = "|".join([str(int(row["sync_id"])), row["kind"], row["error_class"] or "",
+                        str(int(row["opened_sync_run_id"]))])
+        assert row["incident_id"] == hashlib.md5(key.encode()).hexdigest()
