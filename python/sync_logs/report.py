@@ -30,8 +30,9 @@ AUDIENCE_EVENTS = "sync_logs__audience_events"
 ROW_OPERATIONS = "sync_logs__row_operations"
 INCIDENTS = "sync_logs__incidents"
 RUN_ANOMALIES = "sync_logs__run_anomalies"
-# Where a newer package version may keep the error taxonomy (class, template per reason).
-TAXONOMY_CANDIDATES = ("sync_logs__error_taxonomy", "int_sync_logs__error_taxonomy")
+# Where the error taxonomy (class, template per failed_reason) lives: the package's
+# `int_sync_logs__error_categories` (macro `error_taxonomy`); older versions have none.
+TAXONOMY_CANDIDATES = ("int_sync_logs__error_categories",)
 RELATIONS = (STG_RUNS, STG_CHANGELOG, SYNC_HEALTH, ERRORS, NEW_ERRORS, ERROR_ATTEMPTS,
              AUDIENCE_EVENTS, ROW_OPERATIONS, INCIDENTS, RUN_ANOMALIES, *TAXONOMY_CANDIDATES)
 
