@@ -21,11 +21,11 @@ demo: $(DEPS_STAMP)
 
 # The whole test suite: pytest (adapter, generator, Python models) and dbt builds on embedded Spark,
 # PostgreSQL (a throwaway server on 127.0.0.1, started here) and DuckDB; two pytest-xdist workers,
-# each with its own SparkSession, one test module (or the consumer folder) per worker at a time.
+# each with its own SparkSession, a whole test module at a time.
 test: $(DEPS_STAMP)
 	bash tests/services/postgres.sh start
 	bash tests/services/chromium.sh
-	$(PY) -m pytest -n 2 --dist loadgroup tests
+	$(PY) -m pytest -n 2 --dist loadfile tests
 
 # Lint: ruff on Python; sqlfluff (dbt templater, embedded `local` target) on models, macros, analyses.
 lint: $(DEPS_STAMP)

@@ -4,8 +4,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from dbt.cli.main import dbtRunner
-
+import dbt_deps
 from sync_logs.dbt_invoke import run_dbt
 from sync_logs.generator import GenerateSummary
 
@@ -19,9 +18,7 @@ PACKAGE_SCHEMA = f"{SCHEMA}_sync_logs_obs"
 
 def install_package() -> None:
     """`dbt deps` in the consumer project: links this checkout in as dbt_packages/sync_logs."""
-    result = dbtRunner().invoke(["deps", "--project-dir", str(CONSUMER)])
-    if not result.success:
-        raise RuntimeError(f"dbt deps failed: {result.exception}")
+    dbt_deps.install_package(CONSUMER)
 
 
 @dataclass

@@ -5,14 +5,13 @@ Engines: `spark` (the session's embedded Spark via profiles.example.yml's `local
 
 import datetime as dt
 import decimal
-import fcntl
 import os
-import tempfile
 import uuid
 from pathlib import Path
 
 import pytest
 
+import dbt_deps
 from sync_logs.dbt_invoke import run_dbt
 
 PROJECT = Path(__file__).resolve().parent / "project"
@@ -93,16 +92,8 @@ def normalise_rows(columns: list[str], rows) -> list[dict]:
 
 
 def install_package() -> None:
-    """`dbt deps`: links this repository into the project's dbt_packages as `sync_logs`.
-
-    Under a lock: the pytest-xdist workers share this project folder."""
-    from dbt.cli.main import dbtRunner
-
-    with open(Path(tempfile.gettempdir()) / "sync_logs_test_project_deps.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        result = dbtRunner().invoke(["deps", "--project-dir", str(PROJECT)])
-    if not result.success:
-        raise RuntimeError(f"dbt deps failed: {result.exception}")
+    """`dbt deps`: links this repository into the project's dbt_packages as `sync_logs`."""
+    dbt_deps.install_package(PROJECT)
 
 
 class Build:

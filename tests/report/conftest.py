@@ -7,15 +7,14 @@ from pathlib import Path
 import pytest
 from handmade_marts import MARTS_SCHEMA, PROJECT, create_tables
 
+import dbt_deps
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "consumer"))  # docs_browser
 
 
 @pytest.fixture(scope="session")
 def report_project() -> Path:
-    from dbt.cli.main import dbtRunner
-
-    result = dbtRunner().invoke(["deps", "--project-dir", str(PROJECT)])
-    assert result.success, result.exception
+    dbt_deps.install_package(PROJECT)
     return PROJECT
 
 

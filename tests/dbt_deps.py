@@ -1,0 +1,17 @@
+"""`dbt deps` of a test project, under a lock: the pytest-xdist workers share the project folder."""
+
+import fcntl
+import tempfile
+from pathlib import Path
+
+from dbt.cli.main import dbtRunner
+
+
+def install_package(project: Path) -> None:
+    """Links this checkout into `project`'s dbt_packages (its packages.yml: `local:`)."""
+    lock_path = Path(tempfile.gettempdir()) / f"sync_logs_deps_{project.name}.lock"
+    with open(lock_path, "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        result = dbtRunner().invoke(["deps", "--project-dir", str(project)])
+    if not result.success:
+        raise RuntimeError(f"dbt deps failed: {result.exception}")
