@@ -345,6 +345,9 @@ def _plan_runs(rng: np.random.Generator, plans: list[SyncPlan], K: int, records:
         if ok and not any(getattr(r, name) for r in ok):
             best = max(ok, key=lambda r: (r.budget, -r.run_id))
             setattr(best, name, True)
+    for r in runs:  # a scenario sync tells its one story: no random rate-limit burst
+        if r.sync_index in roles:
+            r.burst = False
 
 
 # --- the incident scenario (generate_lake(incidents=True), used by the demo) --------------------
