@@ -360,6 +360,10 @@ def _plan_runs(rng: np.random.Generator, plans: list[SyncPlan], K: int, records:
 SCENARIO_ROLES = ("volume", "run_failed", "failed_records", "new_error_class", "slow_run",
                   "stale")
 SCENARIO_RUN = 7  # the run (0-based, within its sync) where the role's incident opens
+# the volume role's spike comes earlier (4 runs before it: the minimum baseline is 3), so that
+# the trailing median of its audience catches up with the new level, and the incident
+# resolves, before the sync's last run
+SCENARIO_VOLUME_RUN = 4
 SCENARIO_STALE_INTERVALS = 6  # the stale sync's last run is this many intervals early
 
 
@@ -414,13 +418,13 @@ def _scenario_weights(role: str, K: int) -> np.ndarray:
     w = np.ones(K)
     w[0] = max(1.0, 0.25 * K)
     if role == "volume":
-        w[SCENARIO_RUN] = 8.0
+        w[SCENARIO_VOLUME_RUN] = 8.0
     return w
 
 
 def _scenario_runs(sp: SyncPlan, role: str, K: int) -> None:
     """The role's run (the stale sync's schedule was moved earlier in plan_lake)."""
-    run = sp.runs[SCENARIO_RUN]
+    run = sp.runs[SCENARIO_VOLUME_RUN if role == "volume" else SCENARIO_RUN]
     if role == "run_failed":
         run.error = str(MIDRUN_ERRORS[1]).format(
             destination=DESTINATIONS[sp.archetype.destination].name)
@@ -674,7 +678,7 @@ def generate_lake(
     if incidents:
         manifest["generator"]["incidents"] = True
         manifest["scenario"] = {
-            "run_index": SCENARIO_RUN,
+            "run_index": SCENARIO_RUN, "volume_run_index": SCENARIO_VOLUME_RUN,
             "roles": {str(sp.sync_id): plan.roles[sp.index] for sp in plan.syncs
                       if sp.index in plan.roles},
         }
