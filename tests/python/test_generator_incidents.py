@@ -170,3 +170,26 @@ def test_scenario_needs_enough_syncs_and_runs(tmp_path):
         generate_lake(tmp_path / "a", syncs=8, runs_per_sync=9, records=900, incidents=True)
     with pytest.raises(ValueError, match="incident scenario"):
         generate_lake(tmp_path / "b", syncs=6, runs_per_sync=12, records=900, incidents=True)
+
+
+def test_demo_lake_is_reused_with_its_reference_time(tmp_path):
+    from sync_logs.demo import prepare_demo_lake
+
+    lake = tmp_path / "demo_lake"
+    info = prepare_demo_lake(lake, records=5_000, seed=7)
+    assert info["generator"] == dict(syncs=8, runs_per_sync=12, records=5_000, seed=7,
+                                     incidents=True)
+    assert json.loads((tmp_path / "demo_lake.demo.json").read_text()) == info
+    # the same schedule as the demo's 200,000 records: the last run starts 2026-10-13 11:37:22
+    assert info["reference_time"] == "2026-10-13 11:48:00"
+    marker = lake / "sync_tracking_datasets" / "marker"
+    marker.write_text("kept")
+    assert prepare_demo_lake(lake, records=5_000, seed=7) == info  # reused, not regenerated
+    assert marker.exists()
+    prepare_demo_lake(lake, records=6_000, seed=7)  # other arguments: generated again
+    assert not marker.exists()
+
+    mine = tmp_path / "my_lake"  # a lake of the user's (no info file): used as it is
+    generate_lake(mine, syncs=2, runs_per_sync=2, records=50, seed=1)
+    assert prepare_demo_lake(mine)["reference_time"] is None
+    assert not (tmp_path / "my_lake.demo.json").exists()
