@@ -47,6 +47,9 @@ def _add_generate(subparsers) -> None:
                    help="number of organizations (default min(3, syncs))")
     p.add_argument("--bad-inputs", action="store_true",
                    help="add every case of the contract's 'Bad input' list on top")
+    p.add_argument("--incidents", action="store_true",
+                   help="the demo's incident scenario: each kind of monitoring incident "
+                   "(needs 6 syncs created before the facts refresh and 10 runs per sync)")
     p.add_argument("--manifest", default=None,
                    help="write a JSON description of the lake here (outside --out)")
     p.add_argument("--start", default=DEFAULT_START,
@@ -71,6 +74,7 @@ def _cmd_generate(args: argparse.Namespace) -> int:
         manifest_path=args.manifest,
         progress=not args.no_progress,
         overwrite=args.overwrite,
+        incidents=args.incidents,
     )
     if args.json:
         print(json.dumps(summary.to_dict(), indent=2))
@@ -88,8 +92,9 @@ def _add_demo(subparsers) -> None:
     p = subparsers.add_parser(
         "demo",
         help="generate a demo lake, dbt build everything on embedded Spark, print a summary",
-        description="Write a demo lake (unless it exists), run `dbt build` on the local target "
-        "in this process, and print runs, top errors and rows added/removed per sync.",
+        description="Write a demo lake with each kind of incident (unless it exists), run "
+        "`dbt build` on the local target in this process, and print runs, top errors, rows "
+        "added/removed per sync and the incidents.",
     )
     p.add_argument("--lake", default=None, help="lake root (default target/demo_lake)")
     p.add_argument("--records", type=_non_negative, default=200_000,

@@ -2,6 +2,7 @@
 
 import json
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from sync_logs.dbt_invoke import PROJECT_DIR, example_profiles_dir, run_dbt
@@ -9,6 +10,14 @@ from sync_logs.generator import generate_lake
 from sync_logs.spark import local_session
 
 DEMO_LAKE = PROJECT_DIR / "target" / "demo_lake"
+#: What the demo generated, in `<lake>.demo.json` beside (not inside) its lake: the
+#: generator's arguments and the reference time of the freshness check.
+DEMO_LAKE_INFO_SUFFIX = ".demo.json"
+#: The freshness check's reference time is this long after the lake's last run starts: every
+#: demo sync has run within 3 of its intervals (the shortest is 10 minutes) but the one the
+#: incident scenario stopped early, so only that one is `stale` (against the current time,
+#: every sync of a lake generated in the past would be).
+REFERENCE_DELAY = timedelta(minutes=10)
 DEMO_REPORT = PROJECT_DIR / "target" / "sync_logs_report.html"
 SCHEMA = "sync_logs"
 
@@ -79,7 +88,7 @@ def summarise(spark, schema: str = SCHEMA) -> None:
         print_table(title, spark.sql(sql.format(schema=schema)).collect(), columns)
 
 
-def write_demo_report(lake: Path, out: Path = DEMO_REPORT):
+def write_demo_report(lake: Path, out: Path = DEMO_REPORT, reference: str | None = None):
     """`sync-logs report` over the demo's tables, on the same local target and session."""
     from sync_logs.report import write_report
     from sync_logs.warehouse import Warehouse
@@ -89,21 +98,64 @@ def write_demo_report(lake: Path, out: Path = DEMO_REPORT):
         "--project-dir", str(PROJECT_DIR),
         "--profiles-dir", str(example_profiles_dir(target_dir)),
         "--target-path", str(target_dir / "dbt"),
-        "--vars", json.dumps({"raw_root": str(lake)}),
+        "--vars", json.dumps({"raw_root": str(lake)} | (
+            {"sync_logs_reference_time": reference} if reference else {})),
     ])
     return write_report(out, warehouse)
+
+
+def reference_time(manifest: dict) -> str:
+    """`sync_logs_reference_time` for a generated lake: REFERENCE_DELAY after its last run
+    started, rounded up to the minute, as UTC `YYYY-MM-DD HH:MM:SS`."""
+    last = max(datetime.fromisoformat(run["started_at"].replace("Z", "+00:00"))
+               for run in manifest["runs"])
+    moment = last.astimezone(UTC) + REFERENCE_DELAY
+    moment = moment.replace(second=0, microsecond=0) + timedelta(minutes=1)
+    return moment.strftime("%Y-%m-%d %H:%M:%S")
+
+
+def prepare_demo_lake(lake: Path, records: int = 200_000, seed: int = 7) -> dict:
+    """Generate the demo lake (the incident scenario: every kind of incident, see
+    generator.SCENARIO_ROLES) unless `lake` already holds it; returns its info (generator
+    arguments, reference time), also kept in `<lake>.demo.json` beside the lake.
+
+    A demo lake of other arguments, or one from before the scenario (no info file), is
+    generated again; any other existing lake (`--lake` given) is used as it is, and its
+    freshness is checked against the current time (reference time None)."""
+    args = {"syncs": 8, "runs_per_sync": 12, "records": records, "seed": seed,
+            "incidents": True}
+    lake = lake.resolve()
+    info_path = lake.with_name(lake.name + DEMO_LAKE_INFO_SUFFIX)
+    info = None
+    if info_path.exists():
+        info = json.loads(info_path.read_text(encoding="utf-8"))
+    if (lake / "sync_tracking_datasets").exists():
+        if info is not None and info.get("generator") == args:
+            return info
+        if info is None and lake != DEMO_LAKE.resolve():
+            print(f"Using the existing lake {lake} as it is: its freshness is checked "
+                  "against the current time.")
+            return {"generator": None, "reference_time": None}
+    summary = generate_lake(lake, **args, progress=True, overwrite=True)
+    info = {"generator": args, "reference_time": reference_time(summary.manifest),
+            "scenario": summary.manifest["scenario"]}
+    info_path.write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
+    return info
 
 
 def run_demo(lake: Path = DEMO_LAKE, records: int = 200_000, seed: int = 7,
              report: Path | None = DEMO_REPORT) -> None:
     started = time.monotonic()
-    if not (lake / "sync_tracking_datasets").exists():
-        generate_lake(lake, syncs=8, runs_per_sync=12, records=records, seed=seed, progress=True)
+    info = prepare_demo_lake(lake, records, seed)
+    reference = info["reference_time"]
+    if reference is not None:
+        print(f"Freshness reference time (sync_logs_reference_time): {reference} UTC")
     spark = local_session()
-    run_dbt(["build"], dbt_vars={"raw_root": str(lake)})
+    run_dbt(["build"], dbt_vars={"raw_root": str(lake)} | (
+        {"sync_logs_reference_time": reference} if reference else {}))
     summarise(spark)
     if report is not None:
-        result = write_demo_report(lake, report)
+        result = write_demo_report(lake, report, reference)
         print(f"\nReport: {result.path} ({result.bytes / 1e6:.2f} MB, written in "
               f"{result.seconds:.0f} s): open it in a browser.")
     print(f"\nDemo done in {time.monotonic() - started:.0f} s; tables under target/warehouse/"

@@ -143,10 +143,11 @@ class LakePlan:
     syncs: list[SyncPlan]
     facts_refreshed_at: float
     extra_objects: dict[int, list]  # org -> objects of deleted syncs, only in the fact tables
+    roles: dict[int, str] = field(default_factory=dict)  # sync index -> incident scenario role
 
 
 def plan_lake(syncs: int, runs_per_sync: int, records: int, seed: int, orgs: int,
-              start: float) -> LakePlan:
+              start: float, incidents: bool = False) -> LakePlan:
     rng = np.random.default_rng([seed, 0])
     K = runs_per_sync
 
@@ -177,6 +178,8 @@ def plan_lake(syncs: int, runs_per_sync: int, records: int, seed: int, orgs: int
     for j in range(n_new):
         t = old_end - (K - 1) * _NEW_SYNC_INTERVAL_S - rng.uniform(0, 1800)
         new_first.append(max(t, max_old_first + 3600) + j * 120)
+    if incidents:  # every sync runs until the end, but the one that stops early
+        old_first, new_first = _scenario_schedule(syncs, K, n_new, intervals, start, old_end)
     facts_refreshed_at = (min(new_first) - 600) if new_first else old_end - 3600
 
     source_ids, model_ids = _Ids(rng, 500, 30), _Ids(rng, 600, 25)
@@ -227,11 +230,16 @@ def plan_lake(syncs: int, runs_per_sync: int, records: int, seed: int, orgs: int
                   start - 90 * 86400),
         ]
 
-    _plan_runs(rng, plans, K, records)
-    return LakePlan(start, org_info, plans, facts_refreshed_at, extra)
+    roles = _scenario_roles(plans, K) if incidents else {}
+    for sp in plans:
+        if roles.get(sp.index) == "stale":  # it stopped running early
+            sp.first_run_at -= SCENARIO_STALE_INTERVALS * sp.interval_s
+    _plan_runs(rng, plans, K, records, roles)
+    return LakePlan(start, org_info, plans, facts_refreshed_at, extra, roles)
 
 
-def _plan_runs(rng: np.random.Generator, plans: list[SyncPlan], K: int, records: int) -> None:
+def _plan_runs(rng: np.random.Generator, plans: list[SyncPlan], K: int, records: int,
+               roles: dict[int, str]) -> None:
     # schedules: run k at first + k * interval, a little late; each run's metadata.json uses
     # one timestamp style (all styles used, at random), which fixes the instant it denotes
     keys = [(sp.index, k) for sp in plans for k in range(K)]
@@ -270,6 +278,8 @@ def _plan_runs(rng: np.random.Generator, plans: list[SyncPlan], K: int, records:
             key = candidates.pop(int(rng.integers(len(candidates))))
             outcome[key] = need
 
+    _scenario_outcomes(outcome, plans, K, roles)
+
     # the first failed run lost its destination credentials (later ones may too)
     first_failed = min((key for key, o in outcome.items() if o == "failed"), default=None)
 
@@ -284,7 +294,7 @@ def _plan_runs(rng: np.random.Generator, plans: list[SyncPlan], K: int, records:
             0.0 if outcome[(sp.index, k)] in ("failed_presend", "nothing") else
             float(rng.gamma(2.0, 0.5))
             for k in range(K)
-        ])
+        ]) if sp.index not in roles else _scenario_weights(roles[sp.index], K)
         budgets = rng.multinomial(sp.budget, w / w.sum())
         avg = sp.budget / K
         sp.batch_size = next((b for b in _BATCH_SIZES if b >= avg / 3), _BATCH_SIZES[-1])
@@ -315,6 +325,8 @@ def _plan_runs(rng: np.random.Generator, plans: list[SyncPlan], K: int, records:
                 timestamp_style=style,
                 offset_minutes=int(offsets[j]),
             ))
+        if sp.index in roles:
+            _scenario_runs(sp, roles[sp.index], K)
 
     # injected features: random, and at least once wherever an eligible run exists
     runs = [r for sp in plans for r in sp.runs]
@@ -333,6 +345,97 @@ def _plan_runs(rng: np.random.Generator, plans: list[SyncPlan], K: int, records:
         if ok and not any(getattr(r, name) for r in ok):
             best = max(ok, key=lambda r: (r.budget, -r.run_id))
             setattr(best, name, True)
+    for r in runs:  # a scenario sync tells its one story: no random rate-limit burst
+        if r.sync_index in roles:
+            r.burst = False
+
+
+# --- the incident scenario (generate_lake(incidents=True), used by the demo) --------------------
+#
+# Each old sync but one gets a role; its runs all succeed but for what the role plans at run
+# SCENARIO_RUN (late enough for the monitoring baselines: 3 previous runs at least), with
+# steady budgets so that one run stands out. Nothing here draws a random number: the other
+# syncs, and every lake generated without the scenario, are unchanged.
+
+SCENARIO_ROLES = ("volume", "run_failed", "failed_records", "new_error_class", "slow_run",
+                  "stale")
+SCENARIO_RUN = 7  # the run (0-based, within its sync) where the role's incident opens
+# the volume role's spike comes earlier (4 runs before it: the minimum baseline is 3), so that
+# the trailing median of its audience catches up with the new level, and the incident
+# resolves, before the sync's last run
+SCENARIO_VOLUME_RUN = 4
+SCENARIO_STALE_INTERVALS = 6  # the stale sync's last run is this many intervals early
+
+
+def _scenario_roles(plans: list[SyncPlan], K: int) -> dict[int, str]:
+    """sync index -> role: `volume` to the first mirror or upsert sync (an audience it can
+    grow), `stale` to the shortest schedule, `failed_records` to a sync that rarely rejects
+    (mirror, append, upsert: create, update and delete syncs reject rows missing from, or
+    already in, the destination on every run), the other roles to the next old syncs."""
+    old = [sp for sp in plans if not sp.new]
+    if len(old) < len(SCENARIO_ROLES) or K < SCENARIO_RUN + 3:
+        raise ValueError(f"the incident scenario needs {len(SCENARIO_ROLES)} old syncs and "
+                         f"{SCENARIO_RUN + 3} runs per sync at least")
+    volume = next((sp for sp in old if sp.archetype.behavior in ("mirror", "upsert")), old[0])
+    rest = [sp for sp in old if sp is not volume]
+    stale = min(rest, key=lambda sp: (sp.interval_s, sp.index))
+    rest = [sp for sp in rest if sp is not stale]
+    rank = {"mirror": 0, "append": 1, "upsert": 2}
+    rejects = min(rest, key=lambda sp: (rank.get(sp.archetype.behavior, 3), sp.index))
+    rest = [sp for sp in rest if sp is not rejects]
+    roles = {volume.index: "volume", stale.index: "stale", rejects.index: "failed_records"}
+    for sp, role in zip(rest, ("run_failed", "new_error_class", "slow_run"), strict=False):
+        roles[sp.index] = role
+    return roles
+
+
+def _scenario_schedule(syncs: int, K: int, n_new: int, intervals: list[float], start: float,
+                       old_end: float) -> tuple[list[float], list[float]]:
+    """First-run offsets (old syncs, from `start`) and first-run times (new syncs) so that
+    every schedule ends at `old_end`: at a reference time shortly after, only a sync that
+    stopped is stale (default lakes spread their syncs' last runs over days)."""
+    old_first = [old_end - start - (K - 1) * intervals[i] for i in range(syncs - n_new)]
+    new_first = [old_end - (K - 1) * _NEW_SYNC_INTERVAL_S + j * 120 for j in range(n_new)]
+    return old_first, new_first
+
+
+def _scenario_outcomes(outcome: dict, plans: list[SyncPlan], K: int,
+                       roles: dict[int, str]) -> None:
+    for sp in plans:
+        role = roles.get(sp.index)
+        if role is None:
+            continue
+        for k in range(1, K):
+            if outcome[(sp.index, k)] != "running":
+                outcome[(sp.index, k)] = "succeeded"
+        if role == "run_failed":
+            outcome[(sp.index, SCENARIO_RUN)] = "failed"
+
+
+def _scenario_weights(role: str, K: int) -> np.ndarray:
+    """Run budgets: a larger first load, then steady; the volume role's spike run 8 times
+    the others (all of it rows new to the model)."""
+    w = np.ones(K)
+    w[0] = max(1.0, 0.25 * K)
+    if role == "volume":
+        w[SCENARIO_VOLUME_RUN] = 8.0
+    return w
+
+
+def _scenario_runs(sp: SyncPlan, role: str, K: int) -> None:
+    """The role's run (the stale sync's schedule was moved earlier in plan_lake)."""
+    run = sp.runs[SCENARIO_VOLUME_RUN if role == "volume" else SCENARIO_RUN]
+    if role == "run_failed":
+        run.error = str(MIDRUN_ERRORS[1]).format(
+            destination=DESTINATIONS[sp.archetype.destination].name)
+    elif role == "failed_records":
+        run.reject_share = 0.4  # a burst of rate-limit rejections: 40 % of the run
+    elif role == "new_error_class":
+        run.extra_error = "auth"  # five records rejected with the destination's 401
+    elif role == "slow_run":
+        run.slow_factor = 10.0
+    elif role == "volume":
+        run.all_new = True
 
 
 def _fields_by_run(sp: SyncPlan, K: int) -> list[tuple[tuple[PayloadField, ...], list[dict]]]:
@@ -465,6 +568,7 @@ def generate_lake(
     manifest_path: str | Path | None = None,
     progress: bool = False,
     overwrite: bool = False,
+    incidents: bool = False,
 ) -> GenerateSummary:
     """Write a demo lake to `out_dir` and return what was written (see module docstring)."""
     t0 = time.perf_counter()
@@ -481,7 +585,7 @@ def generate_lake(
     start_epoch = float(start) if isinstance(start, int | float) else parse_start(start)
     _prepare_out_dir(out, overwrite)
 
-    plan = plan_lake(syncs, runs_per_sync, records, seed, orgs, start_epoch)
+    plan = plan_lake(syncs, runs_per_sync, records, seed, orgs, start_epoch, incidents)
     datasets = out / "sync_tracking_datasets"
     written: list[WrittenRun] = []
     n_files = n_bytes = n_records = n_redelivered = 0
@@ -571,6 +675,13 @@ def generate_lake(
         "bad_items": bad_items,
         "features": _features(written, bad_items),
     }
+    if incidents:
+        manifest["generator"]["incidents"] = True
+        manifest["scenario"] = {
+            "run_index": SCENARIO_RUN, "volume_run_index": SCENARIO_VOLUME_RUN,
+            "roles": {str(sp.sync_id): plan.roles[sp.index] for sp in plan.syncs
+                      if sp.index in plan.roles},
+        }
     if manifest_path is not None:
         manifest_file.parent.mkdir(parents=True, exist_ok=True)
         manifest_file.write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n",

@@ -56,6 +56,11 @@ class RunPlan:
     error: str | None = None
     timestamp_style: str = "zulu"  # how metadata.json spells its timestamps
     offset_minutes: int = 0  # zone offset for the "offset" style
+    # incident scenario (generate_lake(incidents=True) only; the defaults change nothing)
+    reject_share: float = 0.0  # share of the run's records the destination rejects
+    slow_factor: float = 1.0  # batches take this many times longer (a throttled destination)
+    all_new: bool = False  # every record is a row new to the model (an audience spike)
+    extra_error: str | None = None  # five rows rejected with this template (e.g. "auth")
 
 
 @dataclass
@@ -189,6 +194,8 @@ class SyncSimulator:
             n_leave = min(int(r * f_leave), len(avail))
             n_change = min(int(r * _uniform(rng, *f_change)), len(avail) - n_leave)
             n_resend = min(int(r * f_resend), len(avail) - n_leave - n_change)
+        if plan.all_new:
+            n_leave = n_change = n_resend = 0
         leavers = avail[take : take + n_leave]
         take += n_leave
         changers = avail[take : take + n_change]
@@ -200,6 +207,8 @@ class SyncSimulator:
         if b in ("mirror", "upsert", "update") and plan.index > 0:
             former = np.flatnonzero(self.ever & ~self.member & ~self.pending)
             n_rejoin = min(len(former), int(n_join * _uniform(rng, 0.0, 0.25)))
+            if plan.all_new:
+                n_rejoin = 0
             rejoin = rng.choice(former, size=n_rejoin, replace=False) if n_rejoin else rejoin
         fresh = self._fresh(n_join - len(rejoin))
         # rows that leave the model without a delete (non-mirror syncs just stop sending them)
@@ -294,6 +303,8 @@ class SyncSimulator:
         op = self._op_code(delete)
         bt = self._batch_type(sent, delete)
         status, code = self._statuses(sent, delete)
+        if plan.reject_share or plan.extra_error is not None:
+            self._scenario_rejections(plan, status, code)
 
         # arrange the sendable records by batch type, invalid ones first
         order = np.argsort(bt, kind="stable")
@@ -373,6 +384,7 @@ class SyncSimulator:
                 dur = int(rng.uniform(0.2, 2.0) * US)
             else:
                 dur = int((size / rps * rng.uniform(0.8, 1.6) + rng.uniform(0.2, 1.5)) * US)
+            dur = int(dur * plan.slow_factor) if plan.slow_factor != 1.0 else dur
             if bb["copy"]:
                 t += int(rng.uniform(5.0, 30.0) * US)  # retry back-off
             bb["started"], bb["ended"] = t, t + dur
@@ -401,6 +413,17 @@ class SyncSimulator:
         out.run_status = run_status
         out.redelivered = redelivered
         return out
+
+    def _scenario_rejections(self, plan: RunPlan, status: np.ndarray, code: np.ndarray) -> None:
+        """The incident scenario's rejections, without a random draw: the first accepted
+        records get the destination's rate-limit error (`reject_share` of the run) and the
+        last five accepted ones the template named `extra_error` (e.g. "auth")."""
+        if plan.reject_share:
+            ok = np.flatnonzero(status == S_OK)[: int(len(status) * plan.reject_share)]
+            status[ok], code[ok] = S_REJ, self.templates.rate_limit
+        if plan.extra_error is not None:
+            ok = np.flatnonzero(status == S_OK)[-5:]
+            status[ok], code[ok] = S_REJ, getattr(self.templates, plan.extra_error)
 
     def _apply(self, plan, sent, delete, status, joined, leavers):
         """Carry the run's effects into the population."""
