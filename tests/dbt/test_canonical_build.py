@@ -43,7 +43,7 @@ LOAD_TIME_COLUMNS = {
     "int_sync_logs__run_manifest": ["manifest_version", "manifest_updated_at"],
     "int_sync_logs__record_files": ["manifest_version", "inspected_at"],
     "sync_changelog": ["logged_at", "manifest_version"],
-    "sync_log": ["logged_at"],
+    "sync_log": ["logged_at", "_census_logged_at"],
     "sync_runs": ["manifest_version", "loaded_at"],
 }
 

@@ -13,7 +13,7 @@ from sync_logs.dbt_invoke import run_dbt
 
 SYNC = 20
 INCREMENTAL, REBUILT = "canon_reload", "canon_reload_full"
-LOAD_TIME_COLUMNS = {"logged_at", "manifest_version", "loaded_at"}
+LOAD_TIME_COLUMNS = {"logged_at", "_census_logged_at", "manifest_version", "loaded_at"}
 
 
 def upsert(row_id: str, version: int, minute: float) -> dict:
