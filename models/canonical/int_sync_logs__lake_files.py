@@ -1,20 +1,20 @@
 """Inventory of every file under the lake root: names, sizes and times, never contents.
 
-The listing goes through Hadoop's FileSystem API on the driver (`listFiles(<area>, recursive)`,
-one flat listing per area on object stores), so it sees what Spark's readers hide: names
-starting with `_` or `.` (`_SUCCESS`, `.crc` checksums, `_temporary/`) and empty files. Hidden
-files are never loaded; they are reported as ignored, grouped by the folder that holds them.
-Without a JVM gateway (Spark Connect) the listing falls back to Spark's `binaryFile` source,
-which skips hidden names and empty files. Works for any Spark URI (file://, s3a://, abfss://,
-gs://, dbfs:/) and plain paths.
+A local lake (a plain path or a file: URI, the embedded default) is listed with `os.walk` on the
+driver, so the listing sees what Spark's readers hide: names starting with `_` or `.`
+(`_SUCCESS`, `.crc` checksums, `_temporary/`) and empty files. Hidden files are never loaded;
+they are reported as ignored, grouped by the folder that holds them. Any other URI (s3a://,
+abfss://, gs://, dbfs:/) is listed by Spark's `binaryFile` source, which skips hidden names and
+empty files: they are not reported there. No JVM access, so it runs on Spark Connect and
+Databricks shared clusters.
 
 Folder names must be decimal integers; two folders naming the same integer (`880117` and
 `0880117`, at the org, sync or run level) conflict, and the files under both are not loaded.
 """
 
+import os
 import re
 
-from py4j.protocol import Py4JError
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.utils import AnalysisException
@@ -32,64 +32,33 @@ LISTING_SCHEMA = "path string, length bigint, modification_time timestamp, area 
 RAW_LISTING_SCHEMA = "path string, length bigint, modification_ms bigint"
 # A hidden name, by the convention every Spark and Hadoop reader follows.
 HIDDEN_NAME = r"^[_.]"
-# Hadoop's FileStatus.toString (and its S3A / ABFS / GCS subclasses): path, isDirectory, then for
-# a file length, ..., modification_time. Parsed from one text of the whole listing.
-STATUS_TEXT = re.compile(
-    r"path=(.*?); isDirectory=(true|false)(?:; length=(\d+))?.*?; modification_time=(-?\d+);"
-)
 
 
-def hadoop_listing(session: SparkSession, location: str) -> list[tuple] | None:
-    """(path, length, modification ms) of every file under `location`, hidden names and empty
-    files included; [] when the folder does not exist; None without a usable JVM gateway
-    (Spark Connect, or a cluster that refuses these classes)."""
-    try:
-        context = session.sparkContext
-        jvm = context._jvm
-    except Exception:  # Spark Connect has no SparkContext
+def local_listing(location: str) -> list[tuple] | None:
+    """(path, length, modification ms) of every file under a local `location` (a plain path or
+    a file: URI), hidden names and empty files included; [] when the folder does not exist;
+    None for any other URI (object stores), which Spark's own listing serves."""
+    if location.startswith("file:"):
+        folder = "/" + location[len("file:"):].lstrip("/")
+    elif "://" in location or re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", location):
         return None
-    if jvm is None:
-        return None
-    try:
-        return _hadoop_listing(context, jvm, location)
-    except Py4JError:
-        return None
-
-
-def _hadoop_listing(context, jvm, location: str) -> list[tuple]:
-    hadoop = jvm.org.apache.hadoop
-    path = hadoop.fs.Path(location)
-    fs = path.getFileSystem(context._jsc.hadoopConfiguration())
-    if fs.getUri().getScheme() == "file":
-        try:  # the checksummed local file system hides `.<name>.crc` files: ask the raw one
-            fs = fs.getRawFileSystem()
-        except Py4JError:
-            pass
-    if not fs.exists(path):
+    else:
+        folder = os.path.abspath(location)
+    if not os.path.isdir(folder):
         return []
-    statuses = hadoop.util.functional.RemoteIterators.toList(fs.listFiles(path, True))
-    # The whole listing crosses the gateway as one text: a call per file would cost more than
-    # the listing itself on a large lake. Checked against the count; else one call per file.
-    count = statuses.size()
-    entries = [
-        (match.group(1), int(match.group(3) or 0), int(match.group(4)))
-        for match in STATUS_TEXT.finditer(statuses.toString())
-        if match.group(2) == "false"
-    ]
-    if len(entries) != count:
-        entries = []
-        for index in range(count):
-            status = statuses.get(index)
-            entries.append(
-                (status.getPath().toString(), status.getLen(), status.getModificationTime())
-            )
+    entries = []
+    for parent, _, names in os.walk(folder):
+        for name in names:
+            path = os.path.join(parent, name)
+            status = os.stat(path)
+            entries.append((f"file:{path}", status.st_size, int(status.st_mtime * 1000)))
     return entries
 
 
 def list_area(session: SparkSession, raw_root: str, area: str) -> DataFrame:
     """path/length/modification_time of every file under <raw_root>/<area> (empty if absent)."""
     location = raw_root.rstrip("/") + "/" + area
-    entries = hadoop_listing(session, location)
+    entries = local_listing(location)
     if entries is not None:
         listing = session.createDataFrame(entries, RAW_LISTING_SCHEMA)
         return listing.select(
