@@ -89,7 +89,7 @@ def pg(tmp_path_factory):
             query(f"update {source}.{table} set fields = '{BIG}' where row_id = 'c2'")
         dbt_vars = {**RULES, "sync_logs_tables_schema": source}
         dbt(["seed", "--select", "package:sync_logs"], built, work / "out", dbt_vars)
-        dbt(["run"], built, work / "out", dbt_vars)
+        dbt(["run", "--select", "package:sync_logs"], built, work / "out", dbt_vars)
         yield {"source": source, "built": built, "work": work}
     finally:
         for schema in (source, built):

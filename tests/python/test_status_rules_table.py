@@ -13,14 +13,16 @@ CASES = cases()
 WORK_SCHEMA = (
     "sync_id bigint, row_id string, operation string, behavior string, raw_status string, "
     "status_message string, run_error string, payload string, run_seq int, "
-    "batch_started_at timestamp, batch_type string, batch_number int, batch_row_index bigint"
+    "batch_started_at timestamp, batch_type string, batch_number int, batch_file string, "
+    "batch_row_index bigint"
 )
 
 
 def rule_outputs(spark) -> dict[str, dict]:
     work = spark.createDataFrame(
         [(i, c["row_id"], c["operation"], c["behavior"], c["raw_status"], c["status_message"],
-          c["run_error"], c["payload"], 1, None, "records_updated", 0, 0)
+          c["run_error"], c["payload"], 1, None, "records_updated", 0,
+          "records_updated.0.parquet", 0)
          for i, c in enumerate(CASES)],
         WORK_SCHEMA,
     )
