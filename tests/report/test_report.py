@@ -34,11 +34,12 @@ window.addEventListener('unhandledrejection',
 """
 
 
-def run_report(work: Path, path: Path, options: ReportOptions | None = None):
+def run_report(work: Path, path: Path, options: ReportOptions | None = None,
+               extra_args: tuple[str, ...] = ()):
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("SYNC_LOGS_DUCKDB_PATH", str(path))
         patch.setenv("SYNC_LOGS_SCHEMA", "report_tests")
-        warehouse = Warehouse(dbt_args(work))
+        warehouse = Warehouse([*dbt_args(work), *extra_args])
         return write_report(work / "report.html", warehouse, options)
 
 
@@ -242,7 +243,8 @@ def test_absent_relations_leave_a_note_not_a_failure(report_project, tmp_path):
     path = tmp_path / "older.duckdb"
     create_tables(path, MARTS_SCHEMA, skip=("sync_logs__incidents",
                                             "sync_logs__audience_events"))
-    result = run_report(tmp_path, path)
+    older = json.dumps({"report_tests_package_without_incidents": True})
+    result = run_report(tmp_path, path, extra_args=("--vars", older))
     html = result.path.read_text(encoding="utf-8")
     assert result.failed_sections == []
     assert "this project has no model sync_logs__incidents" in html
