@@ -126,10 +126,13 @@ class Build:
             profiles_dir=None if self.engine == "spark" else PROFILES,
         )
 
-    def build(self) -> "Build":
+    def build(self, unit_tests: bool = False) -> "Build":
+        """Seeds, then `dbt build` of models and data tests; the package's unit tests only when
+        asked (test_marts_engines runs them once per engine: elsewhere they would only repeat)."""
         install_package()
         self.dbt("seed", "--select", f"tag:fixture_{self.source}", "package:sync_logs")
-        self.dbt("build", "--exclude", "resource_type:seed")
+        excluded = ["resource_type:seed"] + ([] if unit_tests else ["resource_type:unit_test"])
+        self.dbt("build", "--exclude", *excluded)
         return self
 
     def rows(self, relation: str) -> list[dict]:
