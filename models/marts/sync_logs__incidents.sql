@@ -6,8 +6,15 @@
     - `failed_records`: failed-record rate (failed / attempted) at or over
       `sync_logs_failed_rate_warning` (critical at `sync_logs_failed_rate_critical`);
       runs with no attempted record are skipped;
-    - `new_error_class`: errors of a class the sync's previous run (with attempts) did
-      not have; healthy: a run with attempts and no error of that class;
+    - `new_error_class`: errors of a class new to the sync. Per (sync, error class), over
+      the sync's runs with attempts (or with errors of that class) in start order, a run's
+      class is new when the run has at least `sync_logs_anomaly_min_baseline_runs` earlier
+      runs and none of its last `sync_logs_anomaly_baseline_runs` earlier runs had that
+      class: a sync's first runs never open one, and a class that comes back within the
+      baseline window is not new. An incident opens at a run whose class is new, lasts over
+      the consecutive runs that keep the class, and resolves at the first later run with
+      attempts without it (presence islands: the island is an incident iff its first run
+      is new);
     - `slow_run`: duration over the trailing p95 x `sync_logs_slow_run_factor`;
     - `planned_operations`, `audience_size`: robust score against the trailing median at
       or over `sync_logs_anomaly_score_threshold` either way (drop or spike);
@@ -87,6 +94,93 @@ sync_error_classes as (
         sync_id,
         error_class
     from run_error_classes
+),
+
+class_runs as (
+    -- one row per (sync, error class, run): the sync's runs with attempts, and the runs with
+    -- errors of that class
+    select
+        runs.sync_id,
+        runs.sync_run_id,
+        runs.started_at,
+        runs.finished_at,
+        sync_error_classes.error_class,
+        case when run_error_classes.sync_run_id is not null then 1 else 0 end as is_present,
+        run_error_classes.num_rows,
+        run_error_classes.failed_reason
+    from runs
+    inner join sync_error_classes
+        on runs.sync_id = sync_error_classes.sync_id
+    left join run_error_classes
+        on runs.sync_id = run_error_classes.sync_id
+        and runs.sync_run_id = run_error_classes.sync_run_id
+        and sync_error_classes.error_class = run_error_classes.error_class
+    where run_error_classes.sync_run_id is not null
+        or runs.num_attempted > 0
+),
+
+class_baselines as (
+    select
+        sync_id,
+        sync_run_id,
+        started_at,
+        finished_at,
+        error_class,
+        is_present,
+        num_rows,
+        failed_reason,
+        row_number() over (
+            partition by sync_id, error_class order by started_at, sync_run_id) - 1 as num_earlier_runs,
+        coalesce(sum(is_present) over (
+            partition by sync_id, error_class order by started_at, sync_run_id
+            rows between {{ settings['baseline_runs'] }} preceding and 1 preceding), 0) as num_baseline_presences,
+        case
+            when is_present = 1
+                and coalesce(lag(is_present) over (
+                    partition by sync_id, error_class order by started_at, sync_run_id), 0) = 0
+                then 1
+            else 0
+        end as is_island_start
+    from class_runs
+),
+
+class_island_numbers as (
+    select
+        sync_id,
+        sync_run_id,
+        started_at,
+        finished_at,
+        error_class,
+        is_present,
+        num_rows,
+        failed_reason,
+        -- new: enough earlier runs, and the class in none of the baseline window's runs
+        case
+            when is_island_start = 1
+                and num_earlier_runs >= {{ settings['min_baseline_runs'] }}
+                and num_baseline_presences = 0
+                then 1
+            else 0
+        end as is_new_island_start,
+        sum(is_island_start) over (
+            partition by sync_id, error_class order by started_at, sync_run_id
+            rows between unbounded preceding and current row) as island_number
+    from class_baselines
+),
+
+class_islands as (
+    select
+        sync_id,
+        sync_run_id,
+        started_at,
+        finished_at,
+        error_class,
+        is_present,
+        num_rows,
+        failed_reason,
+        max(is_new_island_start) over (
+            partition by sync_id, error_class, island_number) as is_island_new
+    from class_island_numbers
 ),
 
 observations as (
@@ -179,29 +273,21 @@ observations as (
     union all
 
     select
-        runs.sync_id,
-        runs.sync_run_id,
-        runs.started_at,
-        runs.finished_at,
+        sync_id,
+        sync_run_id,
+        started_at,
+        finished_at,
         'new_error_class' as kind,
-        sync_error_classes.error_class,
-        case when run_error_classes.sync_run_id is not null then 1 else 0 end as is_unhealthy,
+        error_class,
+        case when is_present = 1 and is_island_new = 1 then 1 else 0 end as is_unhealthy,
         case
-            when sync_error_classes.error_class in ({{ "'" ~ (critical_classes | join("', '")) ~ "'" if critical_classes else "''" }})
+            when error_class in ({{ "'" ~ (critical_classes | join("', '")) ~ "'" if critical_classes else "''" }})
                 then 'critical'
             else 'warning'
         end as severity,
-        run_error_classes.num_rows as rows_affected,
-        run_error_classes.failed_reason
-    from runs
-    inner join sync_error_classes
-        on runs.sync_id = sync_error_classes.sync_id
-    left join run_error_classes
-        on runs.sync_id = run_error_classes.sync_id
-        and runs.sync_run_id = run_error_classes.sync_run_id
-        and sync_error_classes.error_class = run_error_classes.error_class
-    where run_error_classes.sync_run_id is not null
-        or runs.num_attempted > 0
+        num_rows as rows_affected,
+        failed_reason
+    from class_islands
 ),
 
 openings as (

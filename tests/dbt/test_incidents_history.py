@@ -116,11 +116,16 @@ def test_a_late_run_keeps_the_incidents_it_does_not_change(history):
     appended, late = by_id(history["appended"]), by_id(history["late"])
     # the healthy late run 2000 comes before 2003, which still opens sync 202's incidents
     assert {k: v for k, v in late.items() if k in appended} == appended
-    new = [(r["sync_id"], r["kind"], r["opened_sync_run_id"], r["status"], r["opened_at"])
-           for i, r in late.items() if i not in appended]
-    # with it, sync 202 has three daily intervals: a median of a day, and no run since Oct 3
-    # 07:00, so overdue from Oct 6 07:00 (the reference time is Oct 9)
-    assert new == [(202, "stale", 2002, "open", "2026-10-06 07:00:00")]
+    new = sorted((r["sync_id"], r["kind"], r["error_class"], r["opened_sync_run_id"],
+                  r["status"], r["opened_at"]) for i, r in late.items() if i not in appended)
+    assert new == sorted([
+        # with it, sync 202 has three daily intervals: a median of a day, and no run since
+        # Oct 3 07:00, so overdue from Oct 6 07:00 (the reference time is Oct 9)
+        (202, "stale", None, 2002, "open", "2026-10-06 07:00:00"),
+        # and its run 2002 has 3 earlier runs (2000, 2003, 2001), none with a rate-limit
+        # error: a baseline (sync_logs_anomaly_min_baseline_runs 3), so its rate_limit is new
+        (202, "new_error_class", "rate_limit", 2002, "open", "2026-10-03 07:00:00"),
+    ])
 
 
 def test_a_retention_prune_changes_no_incident(history):

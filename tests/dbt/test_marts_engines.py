@@ -241,13 +241,12 @@ def test_incidents_of_the_fixture(builds):
         (101, "failed_records", None, "critical", "resolved", 1003, 1, 1, "2026-10-04 06:03:00",
          "duplicate identifier"),
         (101, "failed_records", None, "critical", "open", 1005, 1, 2, None, "Contact not found"),
-        (101, "new_error_class", "rate_limit", "warning", "resolved", 1001, 1, 1,
-         "2026-10-02 06:04:00", "Rate limit exceeded, retry later"),
-        # null identifier (no row) in 1002, an invalid e-mail in 1003
-        (101, "new_error_class", "validation", "warning", "resolved", 1002, 2, 1,
-         "2026-10-04 06:03:00", "null identifier"),
-        (101, "new_error_class", "duplicate", "warning", "resolved", 1003, 1, 1,
-         "2026-10-04 06:03:00", "duplicate identifier"),
+        # new_error_class (sync_logs_anomaly_min_baseline_runs 3, _baseline_runs 10): a class
+        # opens one only at a run with 3 or more earlier runs and absent from all of them.
+        # Sync 101's classes: rate_limit (1001), validation (1002, 1003), duplicate (1003)
+        # come at its first three runs (0, 1, 2 earlier runs): none. Run 1005 has 4 earlier
+        # runs (1001-1004), none with not_found, timeout or destination_server_error: three
+        # incidents, open (no later run).
         (101, "new_error_class", "not_found", "warning", "open", 1005, 1, 1, None,
          "Contact not found"),
         (101, "new_error_class", "timeout", "warning", "open", 1005, 1, 1, None,
@@ -261,11 +260,8 @@ def test_incidents_of_the_fixture(builds):
         # 1/2, 1/3, 1/3 in start order 2003, 2001, 2002
         (202, "failed_records", None, "critical", "open", 2003, 3, 3, None,
          "Unauthorized: invalid API key"),
-        # resolved by the unfinished run 2002 (its start)
-        (202, "new_error_class", "authentication", "critical", "resolved", 2003, 2, 2,
-         "2026-10-03 07:00:00", "Unauthorized: invalid API key"),
-        (202, "new_error_class", "rate_limit", "warning", "open", 2002, 1, 1, None,
-         "Rate limit exceeded, retry later"),
+        # no new_error_class for sync 202: authentication (2003, 2001) and rate_limit (2002)
+        # come at its only three runs, with 0, 1 and 2 earlier runs
     ])
     stale = [r for r in rows if r["kind"] == "stale"][0]
     assert (stale["opened_at"], stale["last_seen_at"]) == (
