@@ -111,7 +111,7 @@ def test_conflicting_folders_are_reported_and_neither_is_loaded(spark, folders):
     run_conflict = "2 folders name sync_run_id 880117 ('0880117', '880117'): neither is loaded"
     sync_conflict = "2 folders name sync_id 45 ('045', '45'): neither is loaded"
     org_conflict = "2 folders name org_id 2 ('02', '2'): neither is loaded"
-    rows = [row for row in quarantine(spark, "not_loaded") if "neither" in row[2]]
+    rows = [row for row in quarantine(spark, "not_loaded") if "neither is loaded" in row[2]]
     assert rows == [
         ("file", "sync_tracking_datasets/02/46/2/metadata.json", org_conflict, None),
         ("file", "sync_tracking_datasets/02/46/2/records_updated.0.parquet", org_conflict, None),
@@ -136,7 +136,8 @@ def test_conflicting_folders_are_reported_and_neither_is_loaded(spark, folders):
 
 
 def test_names_that_are_not_integers_and_empty_files_are_reported(spark, folders):
-    rows = [row[1:3] for row in quarantine(spark, "not_loaded") if "neither" not in row[2]]
+    rows = [row[1:3] for row in quarantine(spark, "not_loaded")
+            if "neither is loaded" not in row[2]]
     assert rows == [
         ("sync_tracking_datasets/1/40/1/README",
          "stray file: neither metadata.json nor <batch_type>.<batch_number>.parquet"),
