@@ -1,8 +1,8 @@
-{#- dbt-spark's session cursor formats bindings with Python's %, turning a null into the text
-    'None' and leaving quotes unescaped. The fixture has nulls and quotes, so on Spark this
-    project inserts seed rows as escaped literals instead (chosen through `dispatch` in
-    dbt_project.yml; PostgreSQL and DuckDB keep their own loaders). -#}
-{% macro spark__load_csv_rows(model, agate_table) %}
+{#- Seed rows for the session method. dbt-spark's session cursor formats bindings with
+    Python's %, which turns a null into the text 'None' and leaves quotes unescaped: a seed's
+    empty cells (the error taxonomy's class-only patterns) would load as 'None'. Rows are
+    inserted as escaped, typed literals instead, nulls as nulls. -#}
+{% macro sparksession__load_csv_rows(model, agate_table) %}
     {%- set column_override = model['config'].get('column_types', {}) -%}
     {%- set statements = [] -%}
     {%- for chunk in agate_table.rows | batch(get_batch_size()) -%}
@@ -25,5 +25,5 @@
         {%- do adapter.add_query(sql, abridge_sql_log=True) -%}
         {%- if loop.first -%}{%- do statements.append(sql) -%}{%- endif -%}
     {%- endfor -%}
-    {{ return(statements[0]) }}
+    {{ return(statements[0] if statements else '') }}
 {% endmacro %}
