@@ -12,7 +12,6 @@ dropped, and with only a size limit. Each case runs `--repeat` times; the best t
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import platform
 import random
@@ -23,18 +22,12 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from sync_logs.canonical import payloads as payload_rules
+from sync_logs.canonical import records as record_reading
 from sync_logs.dbt_invoke import PROJECT_DIR
 from sync_logs.spark import local_session
 
 RESULTS = PROJECT_DIR / "bench" / "results" / "payload_rules.json"
-
-
-def load_records_model():
-    path = PROJECT_DIR / "models" / "canonical" / "sync_changelog.py"
-    spec = importlib.util.spec_from_file_location("changelog_model", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def write_lake_file(path: Path, records: int, share: float) -> None:
@@ -62,7 +55,6 @@ def main() -> None:
     parser.add_argument("--share-with-field", type=float, default=0.5)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    model = load_records_model()
     from pyspark.sql import functions as F
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -79,9 +71,9 @@ def main() -> None:
             "operation", "status", "status_message",
             F.lit(None).cast("timestamp").alias("batch_started_at"),
             F.lit(None).cast("timestamp").alias("batch_ended_at"),
-        ).withColumn("payload_problem", model.payload_problem(F.col("record_payload"))
+        ).withColumn("payload_problem", record_reading.payload_problem(F.col("record_payload"))
         ).withColumn("payload_truncated", F.lit(False)).withColumn(
-            "manifest_version", F.lit(1).cast("bigint")).select(*model.RECORD_COLUMNS)
+            "manifest_version", F.lit(1).cast("bigint")).select(*record_reading.RECORD_COLUMNS)
         cases = {
             "no_rule": {"drop": [], "hash": [], "salt": "", "max_bytes": None},
             "hash_email_drop_phone": {"drop": ["phone"], "hash": ["email"], "salt": "s",
@@ -93,7 +85,7 @@ def main() -> None:
             times = []
             for attempt in range(args.repeat + 1):
                 start = time.perf_counter()
-                model.protect_payloads(records, rules).write.mode("overwrite").parquet(
+                payload_rules.protect_payloads(records, rules).write.mode("overwrite").parquet(
                     str(tmp / f"out_{name}"))
                 if attempt:  # the first run warms up the JVM and the Python workers
                     times.append(time.perf_counter() - start)

@@ -142,16 +142,3 @@ def write_facts(root: Path, org: int, name: str, rows: list[dict], schema: pa.Sc
     path = folder / f"{name}.parquet"
     pq.write_table(table, path)
     return path
-
-
-MODELS_DIR = Path(__file__).resolve().parents[1] / "models" / "canonical"
-
-
-def load_model(name: str):
-    """Import models/canonical/<name>.py as a module (each model file is self-contained)."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(f"canonical_{name}", MODELS_DIR / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module

@@ -1,10 +1,8 @@
-"""destination_objects: one row per destination object id (`int_sync_logs__objects`)."""
+"""destination_objects: from `int_sync_logs__objects` (`sync_logs.canonical.objects`; see the yml)."""
 
-from pyspark.sql import functions as F
-
-COLUMNS = ["id", "type", "name", "org_id", "record_source"]
+from sync_logs.canonical import objects, require_library
 
 
 def model(dbt, session):
-    objects = dbt.ref("int_sync_logs__objects")
-    return objects.filter(F.col("object_kind") == "destination_objects").select(*COLUMNS)
+    require_library(dbt.config.get("sync_logs_library"))
+    return objects.objects_of_kind(dbt.ref("int_sync_logs__objects"), "destination_objects")

@@ -1,10 +1,8 @@
-"""destinations: one row per destination id, from `int_sync_logs__objects` (see the yml)."""
+"""destinations: from `int_sync_logs__objects` (`sync_logs.canonical.objects`; see the yml)."""
 
-from pyspark.sql import functions as F
-
-COLUMNS = ["id", "type", "name", "org_id", "record_source"]
+from sync_logs.canonical import objects, require_library
 
 
 def model(dbt, session):
-    objects = dbt.ref("int_sync_logs__objects")
-    return objects.filter(F.col("object_kind") == "destinations").select(*COLUMNS)
+    require_library(dbt.config.get("sync_logs_library"))
+    return objects.objects_of_kind(dbt.ref("int_sync_logs__objects"), "destinations")

@@ -1,20 +1,8 @@
-"""source_objects: one row per source object id, from `int_sync_logs__objects` (see the yml)."""
+"""source_objects: from `int_sync_logs__objects` (`sync_logs.canonical.objects`; see the yml)."""
 
-from pyspark.sql import functions as F
-
-COLUMNS = [
-    "id",
-    "type",
-    "name",
-    "model_id",
-    "business_object_id",
-    "filter_segment_id",
-    "cohort_id",
-    "org_id",
-    "record_source",
-]
+from sync_logs.canonical import objects, require_library
 
 
 def model(dbt, session):
-    objects = dbt.ref("int_sync_logs__objects")
-    return objects.filter(F.col("object_kind") == "source_objects").select(*COLUMNS)
+    require_library(dbt.config.get("sync_logs_library"))
+    return objects.objects_of_kind(dbt.ref("int_sync_logs__objects"), "source_objects")

@@ -15,10 +15,9 @@ import pytest
 from marts_harness import PROFILES, PROJECT, install_package, pg_connect, unique_schema
 from pyspark.sql import functions as F
 
-from handmade_lake import load_model
+from sync_logs.canonical import payloads as payload_rules
+from sync_logs.canonical import records as record_reading
 from sync_logs.dbt_invoke import run_dbt
-
-changelog_model = load_model("sync_changelog")
 
 SALT = "pg-test-salt"
 RULES = {
@@ -166,23 +165,23 @@ def test_hashes_and_marker_are_the_ones_spark_writes(pg, spark):
     flags = dict(query(
         f"select row_id, bool_or(payload_truncated) from {pg['built']}"
         ".stg_sync_logs__sync_changelog group by row_id"))
-    rules = changelog_model.payload_rules(
+    rules = payload_rules.payload_rules(
         json.dumps(RULES["sync_logs_payload_fields_to_drop"]),
         json.dumps(RULES["sync_logs_payload_fields_to_hash"]), SALT, "200")
     frame = spark.createDataFrame(
         [(1, '{"email": "u2@x.com", "plan": "free"}', None), (2, BIG, None)],
         "row_index bigint, record_payload string, payload_problem string",
     )
-    for name in changelog_model.RECORD_COLUMNS:
+    for name in record_reading.RECORD_COLUMNS:
         if name not in frame.columns:
             frame = frame.withColumn(name, F.lit(None))
     frame = frame.selectExpr(
         *[f"cast({c} as {t})" for c, t in (
-            part.strip().split(" ") for part in changelog_model.RECORD_SCHEMA.split(","))]
+            part.strip().split(" ") for part in record_reading.RECORD_SCHEMA.split(","))]
     ).withColumn("payload_truncated", F.lit(False))
     spark_written = {
         r["row_index"]: r["record_payload"]
-        for r in changelog_model.protect_payloads(frame, rules).collect()
+        for r in payload_rules.protect_payloads(frame, rules).collect()
     }
     # the same hash (PostgreSQL re-serialises the rewritten object, so compare as JSON)
     assert json.loads(staged["L06"]) == json.loads(spark_written[1]) == {"email": h("u2@x.com")}

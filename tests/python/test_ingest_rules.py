@@ -10,14 +10,13 @@ import pyarrow.parquet as pq
 import pytest
 from pyspark.sql import functions as F
 
-from handmade_lake import RECORD_SCHEMA, load_model
-
-files = load_model("int_sync_logs__record_files")
-cl = load_model("sync_changelog")
-manifest = load_model("int_sync_logs__run_manifest")
-facts = load_model("int_sync_logs__facts")
-objects = load_model("int_sync_logs__objects")
-snapshot = load_model("int_sync_logs__snapshot")
+from handmade_lake import RECORD_SCHEMA
+from sync_logs.canonical import changelog as changelog_rules
+from sync_logs.canonical import inspection
+from sync_logs.canonical import objects as object_rules
+from sync_logs.canonical import records as record_reading
+from sync_logs.canonical import snapshot as snapshot_rules
+from sync_logs.canonical import values as value_rules
 
 EXPECTED = {"expected_sync_id": 10, "expected_sync_run_id": 100}
 T0 = datetime(2026, 10, 1, 6, 0, 0, 123456, tzinfo=UTC)
@@ -68,7 +67,7 @@ def one_record(time_type: pa.DataType, value) -> pa.Table:
 def test_every_timestamp_unit_is_loadable(time_type, options, read_as):
     value = "2026-10-01T06:00:00Z" if pa.types.is_string(time_type) else T0
     content = parquet_bytes(one_record(time_type, value), **options)
-    num_rows, read_schema, extra, problem = files.inspect_file(content, EXPECTED)
+    num_rows, read_schema, extra, problem = inspection.inspect_file(content, EXPECTED)
     assert (num_rows, extra, problem) == (1, None, None)
     assert f"`batch_started_at` {read_as}" in read_schema
 
@@ -76,7 +75,7 @@ def test_every_timestamp_unit_is_loadable(time_type, options, read_as):
 def test_nanoseconds_only_in_batch_times_a_nanosecond_identifier_is_refused():
     table = one_record(pa.timestamp("us", "UTC"), T0)
     table = table.set_column(0, "identifier", pa.array([T0], pa.timestamp("ns", "UTC")))
-    assert files.inspect_file(parquet_bytes(table), EXPECTED)[3] == (
+    assert inspection.inspect_file(parquet_bytes(table), EXPECTED)[3] == (
         "column identifier has unsupported type timestamp[ns, tz=UTC]"
     )
 
@@ -92,7 +91,7 @@ def test_nanoseconds_only_in_batch_times_a_nanosecond_identifier_is_refused():
 )
 def test_nanoseconds_since_the_epoch_become_utc_instants(spark, nanos, expected):
     frame = spark.createDataFrame([(nanos,)], "n bigint")
-    assert frame.select(cl.nanos_to_timestamp(F.col("n"))).first()[0] == expected
+    assert frame.select(value_rules.nanos_to_timestamp(F.col("n"))).first()[0] == expected
 
 
 TEXT_FORMS = [
@@ -112,8 +111,8 @@ TEXT_FORMS = [
 ]
 
 
-@pytest.mark.parametrize("parser", [cl.parse_utc_timestamp, manifest.parse_utc_timestamp])
-def test_text_forms_of_the_spec_parse_in_both_copies_of_the_parser(spark, parser):
+def test_text_forms_of_the_spec_parse(spark):
+    parser = value_rules.parse_utc_timestamp
     frame = spark.createDataFrame([(text,) for text, _ in TEXT_FORMS], "t string")
     got = dict(frame.select("t", parser(F.col("t"))).collect())
     assert got == dict(TEXT_FORMS)
@@ -129,7 +128,7 @@ def test_unparseable_text_time_loads_as_null_and_is_flagged(spark, tmp_path):
     pq.write_table(text, tmp_path / "b.parquet")
     read_schema = "`batch_ended_at` string, `batch_started_at` string"
     frame = spark.read.schema(read_schema).parquet(str(tmp_path / "b.parquet"))
-    normalised = cl.normalise(frame, cl.parse_read_schema(read_schema))
+    normalised = record_reading.normalise(frame, record_reading.parse_read_schema(read_schema))
     columns = ["batch_started_at", "batch_ended_at", "timestamp_problem"]
     got = [tuple(row) for row in normalised.orderBy("row_index").select(*columns).collect()]
     assert got == [
@@ -147,7 +146,7 @@ def test_file_without_optional_columns_loads_and_names_them():
     table = one_record(pa.timestamp("us", "UTC"), T0).drop_columns(
         ["status_message", "batch_ended_at"]
     )
-    assert files.inspect_file_columns(parquet_bytes(table), EXPECTED) == (
+    assert inspection.inspect_file_columns(parquet_bytes(table), EXPECTED) == (
         1,
         "`batch_started_at` timestamp, `identifier` string, `operation` string, "
         "`record_payload` string, `status` string",
@@ -159,7 +158,7 @@ def test_file_without_optional_columns_loads_and_names_them():
 
 def test_file_with_only_the_required_columns_loads():
     table = one_record(pa.timestamp("us", "UTC"), T0).select(["identifier", "operation", "status"])
-    assert files.inspect_file_columns(parquet_bytes(table), EXPECTED) == (
+    assert inspection.inspect_file_columns(parquet_bytes(table), EXPECTED) == (
         1,
         "`identifier` string, `operation` string, `status` string",
         None,
@@ -198,16 +197,16 @@ def record(run, identifier, payload, batch_file, status="succeeded"):
         "timestamp_problem": None,
         "manifest_version": 1,
     }
-    return tuple(row[c] for c in cl.RECORD_COLUMNS)
+    return tuple(row[c] for c in record_reading.RECORD_COLUMNS)
 
 
 def changelog(spark, records, runs):
-    records_df = spark.createDataFrame(records, cl.RECORD_SCHEMA)
+    records_df = spark.createDataFrame(records, record_reading.RECORD_SCHEMA)
     runs_df = spark.createDataFrame(
         [(10, run, started, "mirror", None, None) for run, started in runs], RUN_SCHEMA
     )
-    new_rows = cl.fold_redeliveries(records_df, runs_df)
-    return cl.build_changelog(new_rows, None, F.current_timestamp())
+    new_rows = changelog_rules.fold_redeliveries(records_df, runs_df)
+    return changelog_rules.build_changelog(new_rows, None, F.current_timestamp())
 
 
 ONE = "records_updated.1.parquet"
@@ -240,7 +239,7 @@ def test_snapshot_latest_attempt_of_files_1_and_01_is_the_1_file(spark):
     ]
     rows = changelog(spark, records, [(1, T0)])
     runs = rows.select("sync_id", "sync_run_id", "sync_run_started_at").distinct()
-    state = snapshot.build_snapshot(rows, runs).select("status", "fields")
+    state = snapshot_rules.build_snapshot(rows, runs).select("status", "fields")
     assert [tuple(r) for r in state.collect()] == [("succeeded", '{"v": 2}')]
 
 
@@ -268,7 +267,7 @@ def test_two_rows_of_one_id_in_a_fact_file_the_last_row_wins(spark):
         )
 
     rows = spark.createDataFrame([row(1, "second"), row(0, "first")], FACT_ROWS)
-    got = objects.from_fact_files(rows).select("id", "name").collect()
+    got = object_rules.from_fact_files(rows).select("id", "name").collect()
     assert [tuple(r) for r in got] == [(8, "second")]
 
 
@@ -287,7 +286,7 @@ def test_fact_ids_that_are_not_integers_load_as_null_with_a_problem_under_ansi(s
     frame = spark.createDataFrame(
         [("8", "3"), ("n/a", "3"), ("9", "x"), (None, None)], "id string, model_id string"
     )
-    ids, problem = facts.as_ids(frame, {"id", "model_id"})
+    ids, problem = object_rules.as_ids(frame, {"id", "model_id"})
     got = frame.select(F.col("id").alias("raw"), *ids[:2], problem.alias("problem")).collect()
     message = "a value that is not an integer, loaded as null, in: "
     assert [tuple(r) for r in got] == [

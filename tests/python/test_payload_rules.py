@@ -11,9 +11,9 @@ import json
 import pytest
 from pyspark.sql import functions as F
 
-from handmade_lake import load_model
-
-changelog_model = load_model("sync_changelog")
+from sync_logs.canonical import changelog as changelog_rules
+from sync_logs.canonical import payloads as payload_rules
+from sync_logs.canonical import records as record_reading
 
 SALT = "pepper"
 NO_RULES = {"drop": [], "hash": [], "salt": "", "max_bytes": None}
@@ -48,11 +48,11 @@ def record(index, payload, identifier="a", problem=None):
         "timestamp_problem": None,
         "manifest_version": 1,
     }
-    return tuple(row[c] for c in changelog_model.RECORD_COLUMNS)
+    return tuple(row[c] for c in record_reading.RECORD_COLUMNS)
 
 
 def frame(spark, rows):
-    return spark.createDataFrame(rows, changelog_model.RECORD_SCHEMA)
+    return spark.createDataFrame(rows, record_reading.RECORD_SCHEMA)
 
 
 def payloads(result) -> dict:
@@ -67,7 +67,7 @@ def test_rewrite_drops_and_hashes_top_level_members_and_keeps_the_others_as_writ
         '{ "email" : "Ann@X.com", "phone": "+1 555", "seats": 1.50, "tags": ["a", 1], '
         '"prefs": {"k": true}, "name": "Ann \\u00e9", "ok": true, "gone": null, "n": 1e3 }'
     )
-    got = changelog_model.rewrite_payload(
+    got = payload_rules.rewrite_payload(
         text,
         drop=frozenset({"phone"}),
         hashed=frozenset({"email", "seats", "tags", "prefs", "name", "ok", "gone"}),
@@ -91,26 +91,26 @@ def test_rewrite_drops_and_hashes_top_level_members_and_keeps_the_others_as_writ
 
 
 def test_rewrite_handles_duplicate_keys_empty_objects_and_text_python_cannot_read():
-    assert changelog_model.rewrite_payload(
+    assert payload_rules.rewrite_payload(
         '{"email":"a","email":"b","v":1}', frozenset(), frozenset({"email"}), SALT
     ) == f'{{"email":"{h("a")}","email":"{h("b")}","v":1}}'
-    assert changelog_model.rewrite_payload(
+    assert payload_rules.rewrite_payload(
         '{"email":"a","v":1,"email":"b"}', frozenset({"email"}), frozenset(), ""
     ) == '{"v":1}'
-    assert changelog_model.rewrite_payload(" {} ", frozenset({"x"}), frozenset(), "") == " {} "
+    assert payload_rules.rewrite_payload(" {} ", frozenset({"x"}), frozenset(), "") == " {} "
     # single quotes: Spark's JSON reader accepts them, Python's does not
     single = "{'email': 'a'}"
-    assert changelog_model.rewrite_payload(single, frozenset(), frozenset({"email"}), SALT) == (
+    assert payload_rules.rewrite_payload(single, frozenset(), frozenset({"email"}), SALT) == (
         f'{{"_sync_logs_unparsed_payload_sha256":"{h(single)}"}}'
     )
 
 
 def test_payload_rules_from_config_text():
-    assert changelog_model.payload_rules('["b", "a", "a"]', '["email"]', "s", "100") == {
+    assert payload_rules.payload_rules('["b", "a", "a"]', '["email"]', "s", "100") == {
         "drop": ["a", "b"], "hash": ["email"], "salt": "s", "max_bytes": 100}
-    assert changelog_model.payload_rules("[]", "[]", "", "null") == NO_RULES
-    assert changelog_model.payload_rules(None, None, None, None) == NO_RULES
-    assert changelog_model.payload_rules('"phone"', "[]", "", "null")["drop"] == ["phone"]
+    assert payload_rules.payload_rules("[]", "[]", "", "null") == NO_RULES
+    assert payload_rules.payload_rules(None, None, None, None) == NO_RULES
+    assert payload_rules.payload_rules('"phone"', "[]", "", "null")["drop"] == ["phone"]
 
 
 @pytest.mark.parametrize(
@@ -125,12 +125,12 @@ def test_payload_rules_from_config_text():
 )
 def test_payload_rules_refuse_what_cannot_be_applied_safely(args, message):
     with pytest.raises(ValueError, match=message):
-        changelog_model.payload_rules(*args)
+        payload_rules.payload_rules(*args)
 
 
 def test_no_rule_leaves_every_payload_as_read(spark):
     rows = [record(0, '{"email": "a@x.com"}'), record(1, "not json", problem="x")]
-    result = changelog_model.protect_payloads(frame(spark, rows), NO_RULES)
+    result = payload_rules.protect_payloads(frame(spark, rows), NO_RULES)
     assert payloads(result) == {0: ('{"email": "a@x.com"}', False), 1: ("not json", False)}
 
 
@@ -145,7 +145,7 @@ def test_privacy_rewrites_only_payloads_holding_a_named_field(spark):
     ]
     rows[3] = record(3, '{"plan": "x", "email": "a@x.com"', problem="not a JSON object")
     rules = {"drop": ["phone"], "hash": ["email"], "salt": SALT, "max_bytes": None}
-    result = changelog_model.protect_payloads(frame(spark, rows), rules)
+    result = payload_rules.protect_payloads(frame(spark, rows), rules)
     assert payloads(result) == {
         0: (f'{{"email":"{h("a@x.com")}","plan":"pro"}}', False),
         1: ('{"plan":   "free"}', False),
@@ -155,7 +155,7 @@ def test_privacy_rewrites_only_payloads_holding_a_named_field(spark):
         5: ("", False),
     }
     # every other column passes through
-    assert result.columns == changelog_model.RECORD_COLUMNS
+    assert result.columns == record_reading.RECORD_COLUMNS
     assert sorted(tuple(r) for r in result.drop("record_payload").collect()) == sorted(
         tuple(r) for r in frame(spark, rows).drop("record_payload").collect()
     )
@@ -168,7 +168,7 @@ def test_payloads_over_the_limit_become_the_marker_with_size_and_hash(spark):
     rows = [record(0, small), record(1, big), record(2, other_big, identifier="b"),
             record(3, None, problem="record_payload is null")]
     rules = {**NO_RULES, "max_bytes": 14}
-    got = payloads(changelog_model.protect_payloads(frame(spark, rows), rules))
+    got = payloads(payload_rules.protect_payloads(frame(spark, rows), rules))
     assert got == {
         0: (small, False),
         1: (f'{{"_sync_logs_truncated":true,"original_bytes":15,"sha256":"{sha(big)}"}}', True),
@@ -181,7 +181,7 @@ def test_payloads_over_the_limit_become_the_marker_with_size_and_hash(spark):
     assert json.loads(got[1][0]) == {"_sync_logs_truncated": True, "original_bytes": 15,
                                      "sha256": sha(big)}
     # exactly at the limit is kept
-    at_limit = payloads(changelog_model.protect_payloads(frame(spark, rows), {**rules,
+    at_limit = payloads(payload_rules.protect_payloads(frame(spark, rows), {**rules,
                                                                             "max_bytes": 15}))
     assert at_limit[1] == (big, False)
 
@@ -189,7 +189,7 @@ def test_payloads_over_the_limit_become_the_marker_with_size_and_hash(spark):
 def test_size_is_measured_after_the_privacy_rules(spark):
     text = '{"bio": "' + "x" * 50 + '", "v": 1}'
     rules = {"drop": ["bio"], "hash": [], "salt": "", "max_bytes": 20}
-    assert payloads(changelog_model.protect_payloads(frame(spark, [record(0, text)]), rules)) == {
+    assert payloads(payload_rules.protect_payloads(frame(spark, [record(0, text)]), rules)) == {
         0: ('{"v":1}', False)
     }
 
@@ -198,13 +198,13 @@ def test_changelog_carries_the_flag_and_distinguishes_truncated_originals(spark)
     rows = [record(0, '{"v": "' + "a" * 30 + '"}'), record(1, '{"v": "' + "b" * 30 + '"}'),
             record(2, '{"v": 1}', identifier="c")]
     rows[1] = record(1, '{"v": "' + "b" * 30 + '"}', identifier="b")
-    records = changelog_model.protect_payloads(frame(spark, rows), {**NO_RULES, "max_bytes": 20})
+    records = payload_rules.protect_payloads(frame(spark, rows), {**NO_RULES, "max_bytes": 20})
     runs = spark.createDataFrame(
         [(10, 100, None, "mirror", None, None)],
         "sync_id bigint, sync_run_id bigint, sync_run_started_at timestamp, behavior string, "
         "split_group string, sync_run_error string",
     )
-    changelog = changelog_model.fold_redeliveries(records, runs)
+    changelog = changelog_rules.fold_redeliveries(records, runs)
     got = {
         r["row_id"]: (r["payload_truncated"], r["payload_hash"], r["fields"])
         for r in changelog.select("row_id", "payload_truncated", "payload_hash", "fields").collect()

@@ -7,9 +7,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from handmade_lake import RECORD_SCHEMA, load_model
-
-files = load_model("int_sync_logs__record_files")
+from handmade_lake import RECORD_SCHEMA
+from sync_logs.canonical import inspection
 
 T0 = datetime(2026, 10, 1, 6, 0, tzinfo=UTC)
 EXPECTED = {"expected_sync_id": 10, "expected_sync_run_id": 100}
@@ -42,12 +41,13 @@ def records(n: int = 3, schema: pa.Schema = RECORD_SCHEMA, **extra_columns) -> p
 
 
 def test_valid_file_reports_rows_and_read_schema():
-    assert files.inspect_file(parquet_bytes(records(3)), EXPECTED) == (3, FULL_SCHEMA, None, None)
+    inspected = inspection.inspect_file(parquet_bytes(records(3)), EXPECTED)
+    assert inspected == (3, FULL_SCHEMA, None, None)
 
 
 def test_unknown_extra_columns_are_listed_and_not_read():
     table = records(2, destination_record_id=pa.array(["x", "y"]))
-    assert files.inspect_file(parquet_bytes(table), EXPECTED) == (
+    assert inspection.inspect_file(parquet_bytes(table), EXPECTED) == (
         2,
         FULL_SCHEMA,
         "destination_record_id",
@@ -61,7 +61,7 @@ def test_matching_optional_id_columns_are_read():
         sync_configuration_id=pa.array([10, 10], pa.int64()),
         sync_run_id=pa.array([100, None], pa.int64()),
     )
-    num_rows, read_schema, extra, problem = files.inspect_file(parquet_bytes(table), EXPECTED)
+    num_rows, read_schema, extra, problem = inspection.inspect_file(parquet_bytes(table), EXPECTED)
     assert (num_rows, extra, problem) == (2, None, None)
     assert "`sync_configuration_id` bigint" in read_schema
     assert "`sync_run_id` bigint" in read_schema
@@ -69,7 +69,7 @@ def test_matching_optional_id_columns_are_read():
 
 def test_file_run_id_contradicting_the_folder_is_rejected():
     table = records(2, sync_run_id=pa.array([100, 99], pa.int64()))
-    assert files.inspect_file(parquet_bytes(table), EXPECTED) == (
+    assert inspection.inspect_file(parquet_bytes(table), EXPECTED) == (
         None,
         None,
         None,
@@ -79,7 +79,7 @@ def test_file_run_id_contradicting_the_folder_is_rejected():
 
 def test_file_sync_id_contradicting_the_folder_is_rejected():
     table = records(1, sync_configuration_id=pa.array([11], pa.int64()))
-    assert files.inspect_file(parquet_bytes(table), EXPECTED)[3] == (
+    assert inspection.inspect_file(parquet_bytes(table), EXPECTED)[3] == (
         "column sync_configuration_id (11..11) contradicts the folder's 10"
     )
 
@@ -87,7 +87,7 @@ def test_file_sync_id_contradicting_the_folder_is_rejected():
 @pytest.mark.parametrize("missing", ["identifier", "operation", "status"])
 def test_missing_required_column_is_rejected(missing):
     table = records(2).drop_columns([missing])
-    assert files.inspect_file(parquet_bytes(table), EXPECTED) == (
+    assert inspection.inspect_file(parquet_bytes(table), EXPECTED) == (
         None,
         None,
         None,
@@ -97,13 +97,13 @@ def test_missing_required_column_is_rejected(missing):
 
 def test_truncated_file_is_rejected():
     content = parquet_bytes(records(50))
-    result = files.inspect_file(content[: len(content) // 2], EXPECTED)
+    result = inspection.inspect_file(content[: len(content) // 2], EXPECTED)
     assert result[:3] == (None, None, None)
     assert result[3].startswith("corrupt or truncated parquet file (")
 
 
 def test_not_a_parquet_file_is_rejected():
-    result = files.inspect_file(b"this is not parquet at all", EXPECTED)
+    result = inspection.inspect_file(b"this is not parquet at all", EXPECTED)
     assert result[3].startswith("corrupt or truncated parquet file (")
 
 
@@ -112,7 +112,7 @@ def test_corrupt_data_page_is_rejected():
     # Overwrite bytes in the middle of the data pages; the footer stays intact.
     for offset in range(40, 400):
         content[offset] = 0xFF
-    result = files.inspect_file(bytes(content), EXPECTED)
+    result = inspection.inspect_file(bytes(content), EXPECTED)
     assert result[:3] == (None, None, None)
     assert result[3].startswith("corrupt")
 
@@ -127,7 +127,7 @@ def test_nanosecond_timestamps_are_read_as_their_int64():
         ]
     )
     table = records(1, schema=schema)
-    assert files.inspect_file(parquet_bytes(table), EXPECTED) == (
+    assert inspection.inspect_file(parquet_bytes(table), EXPECTED) == (
         1,
         FULL_SCHEMA.replace("timestamp", "bigint"),
         None,
@@ -150,14 +150,14 @@ def test_zoneless_and_text_timestamps_are_read_with_their_type():
     columns["batch_started_at"] = [datetime(2026, 10, 1, 6, 0)]
     columns["batch_ended_at"] = ["2026-10-01T08:00:00+02:00"]
     table = pa.Table.from_pydict(columns, schema=schema)
-    read_schema = files.inspect_file(parquet_bytes(table), EXPECTED)[1]
+    read_schema = inspection.inspect_file(parquet_bytes(table), EXPECTED)[1]
     assert "`batch_started_at` timestamp_ntz" in read_schema
     assert "`batch_ended_at` string" in read_schema
 
 
 def test_all_null_column_is_read_as_absent():
     table = records(2).append_column("sync_run_id", pa.nulls(2))
-    assert files.inspect_file(parquet_bytes(table), EXPECTED) == (2, FULL_SCHEMA, None, None)
+    assert inspection.inspect_file(parquet_bytes(table), EXPECTED) == (2, FULL_SCHEMA, None, None)
 
 
 def test_an_incremental_build_keeps_the_other_runs_of_the_syncs_it_loads(spark):
@@ -167,7 +167,7 @@ def test_an_incremental_build_keeps_the_other_runs_of_the_syncs_it_loads(spark):
     )
     fresh = spark.createDataFrame([("s1/r2/new", 1, 2, 9)], schema)
     loaded_runs = spark.createDataFrame([(1, 2)], "sync_id bigint, sync_run_id bigint")
-    written = files.with_other_runs(fresh, previous, loaded_runs)
+    written = inspection.with_other_runs(fresh, previous, loaded_runs)
     # sync 2 is not loaded: its partition is not written, so it keeps its rows
     assert sorted(tuple(row) for row in written.collect()) == [
         ("s1/r1/a", 1, 1, 5),

@@ -6,10 +6,9 @@ from datetime import datetime
 import pytest
 from pyspark.sql import functions as F
 
-from handmade_lake import at, load_model, write_run
-
-manifest = load_model("int_sync_logs__run_manifest")
-lake_files = load_model("int_sync_logs__lake_files")
+from handmade_lake import at, write_run
+from sync_logs.canonical import lake as lake_listing
+from sync_logs.canonical import manifest as manifest_rules
 
 RUN_SCHEMA = (
     "org_id bigint, sync_id bigint, sync_run_id bigint, metadata_path string, metadata_text string"
@@ -86,7 +85,7 @@ EXPECTED_CANONICAL = (
 
 def parse(spark, text, path="lake/42/1203/880117/metadata.json", ids=(42, 1203, 880117)):
     frame = spark.createDataFrame([(*ids, path, text)], RUN_SCHEMA)
-    return manifest.parse_metadata(frame).select(*PARSED).collect()[0]
+    return manifest_rules.parse_metadata(frame).select(*PARSED).collect()[0]
 
 
 def camel(doc):
@@ -212,7 +211,7 @@ def test_lake_files_classification(spark):
     )
     got = [
         tuple(r)
-        for r in lake_files.classify_files(frame)
+        for r in lake_listing.classify_files(frame)
         .select(
             "relative_path",
             "file_kind",
@@ -343,8 +342,8 @@ def test_many_changed_runs_stay_in_spark(spark, tmp_path, monkeypatch):
     last_modified_at is the folder's newest file either way."""
     for run in (100, 101, 102):
         write_run(tmp_path, 1, 10, run, at(run))
-    listing = lake_files.classify_files(
-        lake_files.list_area(spark, str(tmp_path), "sync_tracking_datasets")
+    listing = lake_listing.classify_files(
+        lake_listing.list_area(spark, str(tmp_path), "sync_tracking_datasets")
     )
     newest = {
         r["sync_run_id"]: r["newest"]
@@ -353,15 +352,17 @@ def test_many_changed_runs_stay_in_spark(spark, tmp_path, monkeypatch):
         .collect()
     }
     stable = [
-        c for c in manifest.OUTPUT_COLUMNS if c not in ("manifest_version", "manifest_updated_at")
+        c
+        for c in manifest_rules.OUTPUT_COLUMNS
+        if c not in ("manifest_version", "manifest_updated_at")
     ]
 
     def built():
-        rows = manifest.build_manifest(spark, listing, None).select(*stable).collect()
+        rows = manifest_rules.build_manifest(spark, listing, None).select(*stable).collect()
         return sorted(rows, key=lambda r: r["sync_run_id"])
 
     collected = built()
-    monkeypatch.setattr(manifest, "COLLECTED_RUNS", 2)
+    monkeypatch.setattr(manifest_rules, "COLLECTED_RUNS", 2)
     in_spark = built()
     assert [r["sync_run_id"] for r in collected] == [100, 101, 102]
     assert all(r["is_valid"] for r in collected)

@@ -5,9 +5,7 @@ late runs and states written by uncommitted runs take the full way."""
 import pytest
 from test_sync_snapshot_and_runs import CHANGELOG_SCHEMA, RUN_SCHEMA, attempt, t
 
-from handmade_lake import load_model
-
-snapshot = load_model("int_sync_logs__snapshot")
+from sync_logs.canonical import snapshot as snapshot_rules
 
 PLAN_SCHEMA = (
     "sync_id bigint, sync_run_id bigint, sync_run_started_at timestamp, action string, "
@@ -30,7 +28,7 @@ NEW_RUN = [
     attempt(3, "e", "added", "failed", t(181), t(182)),  # new row, failed
     attempt(3, None, None, "invalid"),
 ]
-COLUMNS = snapshot.SNAPSHOT_COLUMNS
+COLUMNS = snapshot_rules.SNAPSHOT_COLUMNS
 
 
 def frame(spark, rows, schema):
@@ -58,20 +56,21 @@ def rows(result):
 @pytest.fixture
 def rebuilt(spark):
     changelog = frame(spark, HISTORY + NEW_RUN, CHANGELOG_SCHEMA)
-    return changelog, rows(snapshot.build_snapshot(changelog, runs_of(spark, 1, 2, 3)))
+    return changelog, rows(snapshot_rules.build_snapshot(changelog, runs_of(spark, 1, 2, 3)))
 
 
 def test_newer_run_updates_the_previous_state(spark, rebuilt):
     changelog, expected = rebuilt
-    previous = snapshot.build_snapshot(
+    previous = snapshot_rules.build_snapshot(
         frame(spark, HISTORY, CHANGELOG_SCHEMA), runs_of(spark, 1, 2)
     )
     plan = plan_of(spark, 3, 3)
     committed = committed_of(spark, 1, 2)
-    assert [r["sync_id"] for r in snapshot.appended_syncs(plan, previous, committed).collect()] == [
+    appended = snapshot_rules.appended_syncs(plan, previous, committed).collect()
+    assert [r["sync_id"] for r in appended] == [
         10
     ]
-    updated = snapshot.update_snapshot(
+    updated = snapshot_rules.update_snapshot(
         previous, changelog, plan, committed, runs_of(spark, 1, 2, 3)
     )
     assert rows(updated) == expected
@@ -84,11 +83,11 @@ def test_newer_run_updates_the_previous_state(spark, rebuilt):
 def test_state_written_by_an_uncommitted_run_takes_the_full_way(spark, rebuilt):
     changelog, expected = rebuilt
     # an earlier build wrote the state with run 3, then failed before committing it
-    previous = snapshot.build_snapshot(changelog, runs_of(spark, 1, 2, 3))
+    previous = snapshot_rules.build_snapshot(changelog, runs_of(spark, 1, 2, 3))
     plan = plan_of(spark, 3, 3)
     committed = committed_of(spark, 1, 2)
-    assert snapshot.appended_syncs(plan, previous, committed).count() == 0
-    updated = snapshot.update_snapshot(
+    assert snapshot_rules.appended_syncs(plan, previous, committed).count() == 0
+    updated = snapshot_rules.update_snapshot(
         previous, changelog, plan, committed, runs_of(spark, 1, 2, 3)
     )
     assert rows(updated) == expected
@@ -97,12 +96,12 @@ def test_state_written_by_an_uncommitted_run_takes_the_full_way(spark, rebuilt):
 def test_late_run_takes_the_full_way(spark):
     late = [attempt(0, "a", "added", "succeeded", t(1), t(2), '{"v": 0}')]
     changelog = frame(spark, late + HISTORY, CHANGELOG_SCHEMA)
-    previous = snapshot.build_snapshot(
+    previous = snapshot_rules.build_snapshot(
         frame(spark, HISTORY, CHANGELOG_SCHEMA), runs_of(spark, 1, 2)
     )
     plan = plan_of(spark, 0, 0)
     committed = committed_of(spark, 1, 2)
-    assert snapshot.appended_syncs(plan, previous, committed).count() == 0
+    assert snapshot_rules.appended_syncs(plan, previous, committed).count() == 0
     runs = runs_of(spark, 0, 1, 2)
-    updated = snapshot.update_snapshot(previous, changelog, plan, committed, runs)
-    assert rows(updated) == rows(snapshot.build_snapshot(changelog, runs))
+    updated = snapshot_rules.update_snapshot(previous, changelog, plan, committed, runs)
+    assert rows(updated) == rows(snapshot_rules.build_snapshot(changelog, runs))

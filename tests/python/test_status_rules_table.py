@@ -4,10 +4,8 @@ macros of the source modes are held to the same table in tests/dbt/test_status_r
 
 from pyspark.sql import functions as F
 
-from handmade_lake import load_model
 from rules_table import cases
-
-cl = load_model("sync_changelog")
+from sync_logs.canonical import changelog as changelog_rules
 
 CASES = cases()
 WORK_SCHEMA = (
@@ -26,10 +24,10 @@ def rule_outputs(spark) -> dict[str, dict]:
          for i, c in enumerate(CASES)],
         WORK_SCHEMA,
     )
-    status, reason = cl.map_status(F.col("raw_status"), F.col("status_message"),
+    status, reason = changelog_rules.map_status(F.col("raw_status"), F.col("status_message"),
                                    F.col("run_error"), F.col("row_id"))
     work = (work.withColumn("status", status).withColumn("failed_reason", reason)
-            .withColumn("payload_hash", cl.payload_hash(F.col("payload"))))
+            .withColumn("payload_hash", changelog_rules.payload_hash(F.col("payload"))))
     # the row's last succeeded state before this run, as succeeded_states_before gives it
     prior = spark.createDataFrame(
         [(i, c["row_id"], c["previous_state"] == "removed", c["previous_payload"])
@@ -38,9 +36,9 @@ def rule_outputs(spark) -> dict[str, dict]:
     ).select(
         "sync_id", "row_id",
         F.struct(F.col("is_removed").alias("is_removed"),
-                 cl.payload_hash(F.col("previous_payload")).alias("payload_hash")).alias("state"),
+                 changelog_rules.payload_hash(F.col("previous_payload")).alias("payload_hash")).alias("state"),
     )
-    result = cl.assign_op_types(work, prior)
+    result = changelog_rules.assign_op_types(work, prior)
     return {
         CASES[r["sync_id"]]["case"]: {
             "status": r["status"], "failed_reason": r["failed_reason"],

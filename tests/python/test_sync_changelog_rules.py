@@ -10,9 +10,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from pyspark.sql import functions as F
 
-from handmade_lake import load_model
-
-cl = load_model("sync_changelog")
+from sync_logs.canonical import changelog as changelog_rules
+from sync_logs.canonical import records as record_reading
 
 T0 = datetime(2026, 10, 1, 6, 0, tzinfo=UTC)
 LOGGED_1 = datetime(2026, 11, 1, tzinfo=UTC)
@@ -20,7 +19,7 @@ LOGGED_2 = datetime(2026, 11, 2, tzinfo=UTC)
 # Spark returns timestamps as naive datetimes in the session time zone (UTC).
 AT_1 = LOGGED_1.replace(tzinfo=None)
 AT_2 = LOGGED_2.replace(tzinfo=None)
-RECORD_SCHEMA = cl.RECORD_SCHEMA
+RECORD_SCHEMA = record_reading.RECORD_SCHEMA
 RUN_SCHEMA = (
     "sync_id bigint, sync_run_id bigint, sync_run_started_at timestamp, behavior string, "
     "split_group string, sync_run_error string"
@@ -58,7 +57,7 @@ def record(run, identifier, payload='{"v": 1}', operation="upsert", status="succ
 
 def frames(spark, records, runs):
     records_df = spark.createDataFrame(
-        [tuple(r[c] for c in cl.RECORD_COLUMNS) for r in records], RECORD_SCHEMA
+        [tuple(r[c] for c in record_reading.RECORD_COLUMNS) for r in records], RECORD_SCHEMA
     )
     runs_df = spark.createDataFrame(
         [
@@ -79,8 +78,8 @@ def frames(spark, records, runs):
 
 def build(spark, records, runs, existing=None, logged=LOGGED_1):
     records_df, runs_df = frames(spark, records, runs)
-    new_rows = cl.fold_redeliveries(records_df, runs_df)
-    return cl.build_changelog(new_rows, existing, F.lit(logged).cast("timestamp"))
+    new_rows = changelog_rules.fold_redeliveries(records_df, runs_df)
+    return changelog_rules.build_changelog(new_rows, existing, F.lit(logged).cast("timestamp"))
 
 
 def rows(frame, *columns):

@@ -2,10 +2,8 @@
 
 from datetime import UTC, datetime, timedelta
 
-from handmade_lake import load_model
-
-snapshot = load_model("int_sync_logs__snapshot")
-runs_model = load_model("sync_runs")
+from sync_logs.canonical import runs as run_rules
+from sync_logs.canonical import snapshot as snapshot_rules
 
 T0 = datetime(2026, 10, 1, 6, 0, tzinfo=UTC)
 CHANGELOG_SCHEMA = (
@@ -78,7 +76,7 @@ def test_snapshot_latest_attempt_membership_and_times(spark):
     ]
     changelog = spark.createDataFrame(rows, CHANGELOG_SCHEMA)
     runs = spark.createDataFrame([(10, n, t(n * 60)) for n in (1, 2, 3)], RUN_SCHEMA)
-    result = snapshot.build_snapshot(changelog, runs)
+    result = snapshot_rules.build_snapshot(changelog, runs)
     got = sorted(
         tuple(r)
         for r in result.select(
@@ -109,7 +107,7 @@ def test_snapshot_unchanged_when_latest_run_has_no_records(spark):
     )
     # Run 2 loaded with zero records: every row is unchanged relative to it.
     runs = spark.createDataFrame([(10, 1, t(60)), (10, 2, t(120))], RUN_SCHEMA)
-    result = snapshot.build_snapshot(changelog, runs)
+    result = snapshot_rules.build_snapshot(changelog, runs)
     assert [tuple(r) for r in result.select("row_id", "op_type").collect()] == [("a", "unchanged")]
 
 
@@ -128,7 +126,7 @@ def test_run_counters(spark):
         attempt(1, "j", "changed", "succeeded", truncated=True),
         attempt(1, "k", "changed", "succeeded", timestamp_problem="batch_ended_at is not ..."),
     ]
-    counters = runs_model.run_counters(spark.createDataFrame(rows, CHANGELOG_SCHEMA))
+    counters = run_rules.run_counters(spark.createDataFrame(rows, CHANGELOG_SCHEMA))
     row = counters.collect()[0].asDict()
     assert {k: v for k, v in row.items() if k not in ("sync_id", "sync_run_id")} == {
         "num_planned_add": 3,
@@ -204,7 +202,7 @@ def test_runs_num_records_counts_loaded_files_only_and_zero_record_runs_exist(sp
     files = spark.createDataFrame(
         [(10, 1, 1, 3, True), (10, 1, 1, None, False), (10, 1, 0, 99, True)], FILES_SCHEMA
     )
-    result = runs_model.build_runs(manifest, changelog, files)
+    result = run_rules.build_runs(manifest, changelog, files)
     got = {
         r["sync_run_id"]: (
             r["num_records"],
