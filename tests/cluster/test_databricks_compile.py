@@ -9,10 +9,12 @@
   run). Nothing else is stubbed: any other query would fail for want of a connection.
 - The compiled SQL parses with Spark's SQL parser (Databricks SQL is Spark SQL); the compiled
   Python parses as Python and carries Databricks' relation names.
-- The Python models' source uses only functions and DataFrame methods that exist in Spark
-  3.5 (Databricks Runtime 14.3 LTS and later) and in Spark Connect (serverless and shared
-  clusters), imports nothing outside PySpark, PyArrow and the standard library, and touches
-  no JVM-only API (RDDs, SparkContext, _jvm).
+- The Python models import only the library `sync_logs.canonical`, and each names it: the job
+  dbt-databricks submits installs `sync-logs==<version>` on the cluster.
+- The models and the library use only functions and DataFrame methods that exist in Spark 3.5
+  (Databricks Runtime 14.3 LTS and later) and in Spark Connect (serverless and shared
+  clusters); the library imports nothing outside PySpark, PyArrow and the standard library,
+  and touches no JVM-only API (RDDs, SparkContext, _jvm).
 """
 
 from __future__ import annotations
@@ -30,9 +32,12 @@ import pytest
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+import sync_logs.canonical
+from sync_logs import __version__
 from sync_logs.dbt_subprocess import PROJECT_DIR, DbtFailed, run_dbt_subprocess
 
 CANONICAL = PROJECT_DIR / "models" / "canonical"
+LIBRARY = Path(sync_logs.canonical.__file__).parent
 OLDEST_SPARK = (3, 5, 0)  # Databricks Runtime 14.3 LTS
 # Not available where Databricks runs Python through Spark Connect (serverless, shared access).
 JVM_ONLY = {"rdd", "sparkContext", "_jvm", "_jdf", "_jsc", "_jsparkSession", "_sc",
@@ -175,24 +180,62 @@ def python_model_sources() -> dict[str, ast.Module]:
     return {p.name: ast.parse(p.read_text(), filename=str(p)) for p in CANONICAL.glob("*.py")}
 
 
-def test_python_models_import_nothing_databricks_lacks():
-    allowed = {"pyspark", "pyarrow", *sys.stdlib_module_names}
+def library_sources() -> dict[str, ast.Module]:
+    return {
+        f"sync_logs/canonical/{p.name}": ast.parse(p.read_text(), filename=str(p))
+        for p in LIBRARY.glob("*.py")
+    }
+
+
+def imported_modules(tree: ast.Module) -> set[str]:
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            found.add(node.module or "")
+    return found
+
+
+def test_python_models_import_only_the_library():
     for name, tree in python_model_sources().items():
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                roots = {alias.name.split(".")[0] for alias in node.names}
-            elif isinstance(node, ast.ImportFrom):
-                roots = {(node.module or "").split(".")[0]}
-            else:
+        outside = {
+            module
+            for module in imported_modules(tree)
+            if module.split(".")[0] != "pyspark" and module != "sync_logs.canonical"
+        }
+        assert not outside, f"{name} imports {outside}: rules belong in sync_logs.canonical"
+
+
+def test_library_imports_nothing_databricks_lacks():
+    allowed = {"pyspark", "pyarrow", *sys.stdlib_module_names}
+    for name, tree in library_sources().items():
+        for module in imported_modules(tree):
+            if module == "sync_logs" or module.startswith("sync_logs.canonical"):
                 continue
-            assert roots <= allowed, f"{name} imports {roots - allowed}: not self-contained"
+            assert module.split(".")[0] in allowed, f"{name} imports {module}"
+
+
+def test_compiled_jobs_install_the_library(compiled):
+    """dbt-databricks' own job compiler puts `sync-logs==<version>` in every model's job."""
+    from dbt.adapters.databricks.python_models.python_config import ParsedPythonModel
+    from dbt.adapters.databricks.python_models.python_submissions import get_library_config
+
+    nodes = compiled_nodes(compiled["empty"]).values()
+    python = [n for n in nodes if n.get("language") == "python"]
+    assert python
+    for node in python:
+        config = ParsedPythonModel(**node).config
+        libraries = get_library_config(config.packages, config.index_url, config.additional_libs)
+        assert libraries == {"libraries": [{"pypi": {"package": f"sync-logs=={__version__}"}}]}
+        assert "require_library(" in node["compiled_code"], node["name"]
 
 
 def test_python_models_use_spark_35_and_spark_connect_apis():
     problems = []
     connect_functions, connect_methods = spark_connect_api()
     dataframe_methods = {m for m in dir(DataFrame) if not m.startswith("__")}
-    for name, tree in python_model_sources().items():
+    for name, tree in {**python_model_sources(), **library_sources()}.items():
         for node in ast.walk(tree):
             if not isinstance(node, ast.Attribute):
                 continue
