@@ -23,8 +23,9 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sync_logs.dbt_invoke import PROJECT_DIR
 from sync_logs.spark import local_session
+
+PROJECT_DIR = Path(__file__).resolve().parents[1]  # the checkout this benchmark belongs to
 
 RESULTS = PROJECT_DIR / "bench" / "results" / "payload_rules.json"
 

@@ -30,8 +30,9 @@ import pytest
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from sync_logs.dbt_subprocess import PROJECT_DIR, DbtFailed, run_dbt_subprocess
+from sync_logs.dbt_subprocess import DbtFailed, run_dbt_subprocess
 
+PROJECT_DIR = Path(__file__).resolve().parents[2]  # the checkout
 CANONICAL = PROJECT_DIR / "models" / "canonical"
 OLDEST_SPARK = (3, 5, 0)  # Databricks Runtime 14.3 LTS
 # Not available where Databricks runs Python through Spark Connect (serverless, shared access).
