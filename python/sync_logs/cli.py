@@ -20,24 +20,24 @@ from pathlib import Path
 from sync_logs.checkout import CheckoutNotFound
 from sync_logs.generator_catalog import DEFAULT_START
 
-#: The extra that installs each optional third-party module a command imports.
-EXTRA_OF_MODULE = {"numpy": "demo", "tqdm": "demo", "altair": "report", "vl_convert": "report"}
+#: The third-party modules that only the extras install (`demo`: numpy, tqdm; `report`: altair,
+#: vl_convert).
+OPTIONAL_MODULES = frozenset({"numpy", "tqdm", "altair", "vl_convert"})
 
 
 class MissingExtra(ImportError):
     """A command's optional dependency is not installed; the message names the extra."""
 
 
-def require(command: str, *modules: str) -> None:
-    """Import `modules` (the command's own modules and optional dependencies); a missing
-    optional dependency raises MissingExtra naming the extra that installs it."""
+def require(command: str, extra: str, *modules: str) -> None:
+    """Import `modules` (the command's optional dependencies and own modules); a missing
+    optional dependency raises MissingExtra naming `extra`, the extra that installs it."""
     for module in modules:
         try:
             importlib.import_module(module)
         except ModuleNotFoundError as exc:
             missing = (exc.name or "").partition(".")[0]
-            extra = EXTRA_OF_MODULE.get(missing)
-            if extra is None:
+            if missing not in OPTIONAL_MODULES:
                 raise
             raise MissingExtra(
                 f"`sync-logs {command}` needs {missing}, which is not installed: install the "
@@ -92,7 +92,7 @@ def _add_generate(subparsers) -> None:
 
 
 def _cmd_generate(args: argparse.Namespace) -> int:
-    require("generate", "numpy", "tqdm", "sync_logs.generator")
+    require("generate", "demo", "numpy", "tqdm", "sync_logs.generator")
     from sync_logs.generator import generate_lake
 
     summary = generate_lake(
@@ -141,7 +141,7 @@ def _add_demo(subparsers) -> None:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    require("demo", "numpy", "tqdm", "altair", "vl_convert", "sync_logs.demo")
+    require("demo", "demo", "numpy", "tqdm", "altair", "vl_convert", "sync_logs.demo")
     from sync_logs.demo import run_demo
 
     run_demo(Path(args.lake) if args.lake else None, records=args.records, seed=args.seed,
@@ -233,7 +233,7 @@ def _add_report(subparsers) -> None:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    require("report", "altair", "vl_convert")
+    require("report", "report", "altair", "vl_convert")
     from sync_logs.report import ReportOptions, write_report
 
     options = ReportOptions(days=args.days, max_syncs=args.max_syncs,

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from sync_logs import checkout, dbt_invoke, dbt_subprocess, services
+from sync_logs import checkout, cli, dbt_invoke, dbt_subprocess, services
 
 PYTHON_DIR = Path(__file__).resolve().parents[2] / "python"
 
@@ -99,6 +99,7 @@ def test_cli_names_the_extra_a_command_needs(blocked_run):
     assert result["exits"] == {"generate": 2, "demo": 2, "report": 2}
     assert "`sync-logs generate` needs numpy" in stderr
     assert "pip install 'sync-logs[demo]'" in stderr
+    assert "`sync-logs demo` needs numpy" in stderr
     assert "`sync-logs report` needs altair" in stderr
     assert "pip install 'sync-logs[report]'" in stderr
     assert list(out.iterdir()) == []  # nothing written before the error
@@ -136,6 +137,14 @@ def test_installed_package_without_checkout_says_how_to_name_the_project(install
         dbt_invoke.example_profiles_dir(installed / "target")
     with pytest.raises(checkout.CheckoutNotFound):
         dbt_subprocess.profiles_dir(installed / "profiles")
+
+
+def test_demo_outside_a_checkout_is_a_clear_error(installed, capsys):
+    assert cli.main(["demo"]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("sync-logs demo: error: the sync_logs dbt project was not found")
+    assert "--project-dir" in error
+    assert not (installed / "elsewhere" / "target").exists()
 
 
 def test_installed_package_finds_the_checkout_it_runs_from(installed, monkeypatch):
