@@ -13,24 +13,34 @@ cd "$(dirname "$0")/.."
 started=$(date +%s)
 VERSION=3.13
 
+# The first candidate that runs and is $VERSION (a pyenv shim on PATH may exist and still fail).
 find_python() {
-  if [[ -n "${NEWEST_PYTHON:-}" ]]; then echo "$NEWEST_PYTHON"; return; fi
-  if command -v "python$VERSION" >/dev/null 2>&1; then command -v "python$VERSION"; return; fi
-  local roots=()
-  if command -v pyenv >/dev/null 2>&1; then roots+=("$(pyenv root)"); fi
-  roots+=("${PYENV_ROOT:-$HOME/.pyenv}")
-  local root candidate
-  for root in "${roots[@]}"; do
-    candidate=$(ls -d "$root/versions/$VERSION".*/bin/python 2>/dev/null | sort -V | tail -1 || true)
-    if [[ -n "$candidate" ]]; then echo "$candidate"; return; fi
+  local candidates=()
+  if [[ -n "${NEWEST_PYTHON:-}" ]]; then
+    candidates=("$NEWEST_PYTHON")
+  else
+    if command -v "python$VERSION" >/dev/null 2>&1; then candidates+=("$(command -v "python$VERSION")"); fi
+    local roots=() root
+    if command -v pyenv >/dev/null 2>&1; then roots+=("$(pyenv root)"); fi
+    roots+=("${PYENV_ROOT:-$HOME/.pyenv}")
+    for root in "${roots[@]}"; do
+      candidates+=($(ls -d "$root/versions/$VERSION".*/bin/python 2>/dev/null | sort -rV || true))
+    done
+  fi
+  local candidate
+  for candidate in "${candidates[@]}"; do
+    if [[ "$("$candidate" -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)" == "$VERSION" ]]; then
+      echo "$candidate"
+      return
+    fi
   done
 }
 
 PYTHON=$(find_python)
-if [[ -z "$PYTHON" || ! -x "$PYTHON" ]]; then
-  echo "newest_python.sh: error: no Python $VERSION found (not on PATH as python$VERSION, not" \
-       "under \`pyenv root\`/versions/$VERSION.*): install it (pyenv install $VERSION) or set" \
-       "NEWEST_PYTHON to its interpreter" >&2
+if [[ -z "$PYTHON" ]]; then
+  echo "newest_python.sh: error: no working Python $VERSION found (${NEWEST_PYTHON:-not python$VERSION" \
+       "on PATH, not under \`pyenv root\`/versions/$VERSION.*}): install it (pyenv install" \
+       "$VERSION) or set NEWEST_PYTHON to its interpreter" >&2
   exit 1
 fi
 UV=${UV:-}
