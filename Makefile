@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 DEPS_STAMP := $(VENV)/.deps-installed
 
-.PHONY: demo test lint bench venv clean
+.PHONY: demo test test-newest-python lint bench venv clean
 
 venv: $(DEPS_STAMP)
 
@@ -21,11 +21,18 @@ demo: $(DEPS_STAMP)
 
 # The whole test suite: pytest (adapter, generator, Python models) and dbt builds on embedded Spark,
 # PostgreSQL (a throwaway server on 127.0.0.1, started here) and DuckDB; two pytest-xdist workers,
-# each with its own SparkSession, a whole test module at a time.
+# each with its own SparkSession, a whole test module at a time. Then the hand-made lake again on
+# the newest supported Python (3.13), the package installed as users install it (test-newest-python).
 test: $(DEPS_STAMP)
 	bash tests/services/postgres.sh start
 	bash tests/services/chromium.sh
 	$(PY) -m pytest -n 2 --dist loadfile tests
+	bash tests/newest_python.sh
+
+# A fresh Python 3.13 venv (uv), the package installed non-editable with its base dependencies
+# and constraints.txt, and tests/dbt/test_canonical_handmade.py on it.
+test-newest-python: $(DEPS_STAMP)
+	bash tests/newest_python.sh
 
 # Lint: ruff on Python; sqlfluff (dbt templater, embedded `local` target) on models, macros, analyses.
 lint: $(DEPS_STAMP)

@@ -22,10 +22,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from sync_logs.dbt_subprocess import PROJECT_DIR, run_dbt_subprocess
+from sync_logs.dbt_subprocess import run_dbt_subprocess
 from sync_logs.generator import generate_lake
 from sync_logs.services import SparkCluster, free_port
 
+PROJECT_DIR = Path(__file__).resolve().parents[1]  # the checkout this benchmark belongs to
 RESULTS = PROJECT_DIR / "bench" / "results" / "cluster_vs_local.json"
 SCHEMA = "bench"
 

@@ -24,8 +24,9 @@ import pyarrow.parquet as pq
 
 from sync_logs.canonical import payloads as payload_rules
 from sync_logs.canonical import records as record_reading
-from sync_logs.dbt_invoke import PROJECT_DIR
 from sync_logs.spark import local_session
+
+PROJECT_DIR = Path(__file__).resolve().parents[1]  # the checkout this benchmark belongs to
 
 RESULTS = PROJECT_DIR / "bench" / "results" / "payload_rules.json"
 

@@ -39,15 +39,16 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
 import psutil
 
-from sync_logs.dbt_subprocess import DBT, PROJECT_DIR, run_dbt_subprocess
+from sync_logs.dbt_subprocess import DBT, run_dbt_subprocess
 from sync_logs.generator_increment import append_run
 
 BENCH_DIR = Path(__file__).resolve().parent
+PROJECT_DIR = BENCH_DIR.parent  # the checkout this benchmark belongs to
 sys.path.insert(0, str(BENCH_DIR))
 from duckdb_reference import compare  # noqa: E402
 
@@ -323,7 +324,7 @@ def bench_size(records: int, args: argparse.Namespace, settings: dict | None) ->
     result: dict = {
         "records": records,
         "increment_records": args.increment,
-        "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "machine": machine_facts(args.project_dir, args.project_commit),
         "lake_shape": {**shape, "bad_inputs": False},
         "steps": [],
@@ -416,7 +417,7 @@ def bench_size(records: int, args: argparse.Namespace, settings: dict | None) ->
         "full build": round(full["wall_s"] / ref_full["wall_s"], 2),
         "incremental build": round(inc["wall_s"] / ref_inc["wall_s"], 2),
     }
-    result["finished_at"] = datetime.now(UTC).isoformat(timespec="seconds")
+    result["finished_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
     return result

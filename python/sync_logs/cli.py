@@ -2,17 +2,47 @@
 
 Add a subcommand with a `_add_<name>(subparsers)` function that registers its parser and sets
 `func`; `main()` stays as it is.
+
+The commands users run on their warehouse (`export-csv`, `report`, `notify`) need the base
+install only (`report` adds the `report` extra); `generate` and `demo` need the `demo` extra.
+Each command imports its modules when it runs, and a missing extra is an error naming it.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from sync_logs.generator import DEFAULT_START, generate_lake
+from sync_logs.checkout import CheckoutNotFound
+from sync_logs.generator_catalog import DEFAULT_START
+
+#: The third-party modules that only the extras install (`demo`: numpy, tqdm; `report`: altair,
+#: vl_convert).
+OPTIONAL_MODULES = frozenset({"numpy", "tqdm", "altair", "vl_convert"})
+
+
+class MissingExtra(ImportError):
+    """A command's optional dependency is not installed; the message names the extra."""
+
+
+def require(command: str, extra: str, *modules: str) -> None:
+    """Import `modules` (the command's optional dependencies and own modules); a missing
+    optional dependency raises MissingExtra naming `extra`, the extra that installs it."""
+    for module in modules:
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            missing = (exc.name or "").partition(".")[0]
+            if missing not in OPTIONAL_MODULES:
+                raise
+            raise MissingExtra(
+                f"`sync-logs {command}` needs {missing}, which is not installed: install the "
+                f"package with its `{extra}` extra, e.g. pip install 'sync-logs[{extra}]'"
+            ) from exc
 
 
 def _positive(text: str) -> int:
@@ -62,6 +92,9 @@ def _add_generate(subparsers) -> None:
 
 
 def _cmd_generate(args: argparse.Namespace) -> int:
+    require("generate", "demo", "numpy", "tqdm", "sync_logs.generator")
+    from sync_logs.generator import generate_lake
+
     summary = generate_lake(
         args.out,
         syncs=args.syncs,
@@ -96,7 +129,11 @@ def _add_demo(subparsers) -> None:
         "`dbt build` on the local target in this process, and print runs, top errors, rows "
         "added/removed per sync and the incidents.",
     )
-    p.add_argument("--lake", default=None, help="lake root (default target/demo_lake)")
+    p.add_argument("--lake", default=None,
+                   help="lake root (default target/demo_lake in the project folder)")
+    p.add_argument("--project-dir", default=None,
+                   help="the sync_logs checkout whose dbt project the demo builds (default: "
+                   "the checkout this package runs from, or the current folder)")
     p.add_argument("--records", type=_non_negative, default=200_000,
                    help="raw records of a newly generated lake (default 200000)")
     p.add_argument("--seed", type=int, default=7, help="random seed (default 7)")
@@ -104,9 +141,11 @@ def _add_demo(subparsers) -> None:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from sync_logs.demo import DEMO_LAKE, run_demo
+    require("demo", "demo", "numpy", "tqdm", "altair", "vl_convert", "sync_logs.demo")
+    from sync_logs.demo import run_demo
 
-    run_demo(Path(args.lake) if args.lake else DEMO_LAKE, records=args.records, seed=args.seed)
+    run_demo(Path(args.lake) if args.lake else None, records=args.records, seed=args.seed,
+             project_dir=Path(args.project_dir) if args.project_dir else None)
     return 0
 
 
@@ -194,6 +233,7 @@ def _add_report(subparsers) -> None:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
+    require("report", "report", "altair", "vl_convert")
     from sync_logs.report import ReportOptions, write_report
 
     options = ReportOptions(days=args.days, max_syncs=args.max_syncs,
@@ -291,7 +331,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (ValueError, FileExistsError) as exc:  # WarehouseError, NotifyError too
+    except (ValueError, FileExistsError, MissingExtra, CheckoutNotFound) as exc:
+        # ValueError: WarehouseError, NotifyError too
         print(f"sync-logs {args.command}: error: {exc}", file=sys.stderr)
         return 2
 

@@ -1,4 +1,7 @@
-"""Runs dbt in this process, so that dbt's Python models share the caller's SparkSession."""
+"""Runs dbt in this process, so that dbt's Python models share the caller's SparkSession.
+
+Repository tooling (demo, tests): the dbt project is an argument; its default is the checkout
+(`sync_logs.checkout.checkout_dir()`, a clear error when there is none)."""
 
 import json
 import os
@@ -8,14 +11,16 @@ from pathlib import Path
 
 from dbt.cli.main import dbtRunner, dbtRunnerResult
 
-PROJECT_DIR = Path(__file__).resolve().parents[2]
+from sync_logs.checkout import checkout_dir
 
 
-def example_profiles_dir(target_dir: Path) -> Path:
-    """A profiles folder holding profiles.example.yml as profiles.yml."""
+def example_profiles_dir(target_dir: Path, project_dir: Path | None = None) -> Path:
+    """A profiles folder under `target_dir` holding the project's profiles.example.yml as
+    profiles.yml (project_dir: default the checkout)."""
+    source = (project_dir or checkout_dir()) / "profiles.example.yml"
     folder = target_dir / "profiles"
     folder.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(PROJECT_DIR / "profiles.example.yml", folder / "profiles.yml")
+    shutil.copyfile(source, folder / "profiles.yml")
     return folder
 
 
@@ -25,14 +30,17 @@ profiles_dir = example_profiles_dir  # the name other modules import
 def run_dbt(
     args: list[str],
     *,
-    project_dir: Path = PROJECT_DIR,
+    project_dir: Path | None = None,
     target_dir: Path | None = None,
     dbt_vars: Mapping[str, object] | None = None,
     env: Mapping[str, str] | None = None,
     profiles_dir: Path | None = None,
 ) -> dbtRunnerResult:
     """`dbt <args>` against the local target (or a given profiles folder, e.g. for PostgreSQL
-    or DuckDB); raises when dbt reports a failure."""
+    or DuckDB); raises when dbt reports a failure. `project_dir`: the dbt project (default
+    the checkout); `target_dir`: where target/, logs and profiles go (default its target/);
+    without `profiles_dir`, the checkout's profiles.example.yml."""
+    project_dir = (project_dir or checkout_dir()).resolve()
     target_dir = (target_dir or project_dir / "target").resolve()
     command = [
         *args,

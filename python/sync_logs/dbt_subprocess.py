@@ -2,6 +2,9 @@
 
 A dbt process that drives a Spark cluster (or talks to a Thrift server, or Databricks) must
 not share a process with an embedded SparkSession: the in-process driver is one per JVM.
+
+Repository tooling (cluster tests, benchmark): the dbt project is an argument; its default is
+the checkout (`sync_logs.checkout.checkout_dir()`, a clear error when there is none).
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-PROJECT_DIR = Path(__file__).resolve().parents[2]
+from sync_logs.checkout import checkout_dir
+
 DBT = Path(sys.executable).with_name("dbt")
 
 
@@ -35,10 +39,12 @@ class DbtRun:
         return "\n".join(self.output.splitlines()[-lines:])
 
 
-def profiles_dir(folder: Path) -> Path:
-    """A profiles folder made from profiles.example.yml, as a user would make one."""
+def profiles_dir(folder: Path, project_dir: Path | None = None) -> Path:
+    """A profiles folder made from the project's profiles.example.yml, as a user would make
+    one (project_dir: default the checkout)."""
+    source = (project_dir or checkout_dir()) / "profiles.example.yml"
     folder.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(PROJECT_DIR / "profiles.example.yml", folder / "profiles.yml")
+    shutil.copyfile(source, folder / "profiles.yml")
     return folder
 
 
@@ -47,7 +53,7 @@ def run_dbt_subprocess(
     *,
     target: str,
     work_dir: Path,
-    project_dir: Path = PROJECT_DIR,
+    project_dir: Path | None = None,
     dbt_vars: Mapping[str, object] | None = None,
     env: Mapping[str, str] | None = None,
     check: bool = True,
@@ -56,7 +62,9 @@ def run_dbt_subprocess(
 ) -> DbtRun:
     """`dbt <args> --target <target>`, its profiles, target and log paths under `work_dir`;
     the output is also written to work_dir/dbt-<command>-<target>.out. `profiles`: a folder
-    holding profiles.yml to use instead of profiles.example.yml."""
+    holding profiles.yml to use instead of the checkout's profiles.example.yml. `project_dir`:
+    the dbt project (default the checkout)."""
+    project_dir = (project_dir or checkout_dir()).resolve()
     work_dir.mkdir(parents=True, exist_ok=True)
     command = [
         str(DBT), *args,

@@ -1,15 +1,21 @@
-"""`sync-logs demo`: generate a demo lake, `dbt build` everything on embedded Spark, summarise."""
+"""`sync-logs demo`: generate a demo lake, `dbt build` everything on embedded Spark, summarise.
+
+The demo runs the sync_logs dbt project of a checkout: `project_dir` (`--project-dir`), by
+default the checkout (`sync_logs.checkout.checkout_dir()`, a clear error when there is none).
+Its lake, report and dbt target go under <project_dir>/target/ unless given."""
 
 import json
 import time
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from sync_logs.dbt_invoke import PROJECT_DIR, example_profiles_dir, run_dbt
+from sync_logs.checkout import checkout_dir
+from sync_logs.dbt_invoke import example_profiles_dir, run_dbt
 from sync_logs.generator import generate_lake
 from sync_logs.spark import local_session
 
-DEMO_LAKE = PROJECT_DIR / "target" / "demo_lake"
+#: The demo's lake and report, under the project folder.
+DEMO_LAKE = Path("target") / "demo_lake"
 #: What the demo generated, in `<lake>.demo.json` beside (not inside) its lake: the
 #: generator's arguments and the reference time of the freshness check.
 DEMO_LAKE_INFO_SUFFIX = ".demo.json"
@@ -18,7 +24,7 @@ DEMO_LAKE_INFO_SUFFIX = ".demo.json"
 #: incident scenario stopped early, so only that one is `stale` (against the current time,
 #: every sync of a lake generated in the past would be).
 REFERENCE_DELAY = timedelta(minutes=10)
-DEMO_REPORT = PROJECT_DIR / "target" / "sync_logs_report.html"
+DEMO_REPORT = Path("target") / "sync_logs_report.html"
 SCHEMA = "sync_logs"
 
 RUNS_BY_STATUS = """
@@ -88,15 +94,17 @@ def summarise(spark, schema: str = SCHEMA) -> None:
         print_table(title, spark.sql(sql.format(schema=schema)).collect(), columns)
 
 
-def write_demo_report(lake: Path, out: Path = DEMO_REPORT, reference: str | None = None):
+def write_demo_report(lake: Path, out: Path, reference: str | None = None,
+                      project_dir: Path | None = None):
     """`sync-logs report` over the demo's tables, on the same local target and session."""
     from sync_logs.report import write_report
     from sync_logs.warehouse import Warehouse
 
-    target_dir = (PROJECT_DIR / "target").resolve()
+    project_dir = (project_dir or checkout_dir()).resolve()
+    target_dir = project_dir / "target"
     warehouse = Warehouse([
-        "--project-dir", str(PROJECT_DIR),
-        "--profiles-dir", str(example_profiles_dir(target_dir)),
+        "--project-dir", str(project_dir),
+        "--profiles-dir", str(example_profiles_dir(target_dir, project_dir)),
         "--target-path", str(target_dir / "dbt"),
         "--vars", json.dumps({"raw_root": str(lake)} | (
             {"sync_logs_reference_time": reference} if reference else {})),
@@ -109,19 +117,21 @@ def reference_time(manifest: dict) -> str:
     started, rounded up to the minute, as UTC `YYYY-MM-DD HH:MM:SS`."""
     last = max(datetime.fromisoformat(run["started_at"].replace("Z", "+00:00"))
                for run in manifest["runs"])
-    moment = last.astimezone(UTC) + REFERENCE_DELAY
+    moment = last.astimezone(timezone.utc) + REFERENCE_DELAY
     moment = moment.replace(second=0, microsecond=0) + timedelta(minutes=1)
     return moment.strftime("%Y-%m-%d %H:%M:%S")
 
 
-def prepare_demo_lake(lake: Path, records: int = 200_000, seed: int = 7) -> dict:
+def prepare_demo_lake(lake: Path, records: int = 200_000, seed: int = 7, *,
+                      own_lake: bool = False) -> dict:
     """Generate the demo lake (the incident scenario: every kind of incident, see
     generator.SCENARIO_ROLES) unless `lake` already holds it; returns its info (generator
     arguments, reference time), also kept in `<lake>.demo.json` beside the lake.
 
     A demo lake of other arguments, or one from before the scenario (no info file), is
-    generated again; any other existing lake (`--lake` given) is used as it is, and its
-    freshness is checked against the current time (reference time None)."""
+    generated again (`own_lake`: the demo's default lake); any other existing lake (`--lake`
+    given) is used as it is, and its freshness is checked against the current time
+    (reference time None)."""
     args = {"syncs": 8, "runs_per_sync": 12, "records": records, "seed": seed,
             "incidents": True}
     lake = lake.resolve()
@@ -132,7 +142,7 @@ def prepare_demo_lake(lake: Path, records: int = 200_000, seed: int = 7) -> dict
     if (lake / "sync_tracking_datasets").exists():
         if info is not None and info.get("generator") == args:
             return info
-        if info is None and lake != DEMO_LAKE.resolve():
+        if info is None and not own_lake:
             print(f"Using the existing lake {lake} as it is: its freshness is checked "
                   "against the current time.")
             return {"generator": None, "reference_time": None}
@@ -143,19 +153,26 @@ def prepare_demo_lake(lake: Path, records: int = 200_000, seed: int = 7) -> dict
     return info
 
 
-def run_demo(lake: Path = DEMO_LAKE, records: int = 200_000, seed: int = 7,
-             report: Path | None = DEMO_REPORT) -> None:
+def run_demo(lake: Path | None = None, records: int = 200_000, seed: int = 7,
+             report: Path | None = DEMO_REPORT, project_dir: Path | None = None) -> None:
+    """The demo on the dbt project `project_dir` (default the checkout). `lake`: default
+    <project_dir>/target/demo_lake; a relative `report` goes under the project folder."""
     started = time.monotonic()
-    info = prepare_demo_lake(lake, records, seed)
+    project_dir = (project_dir or checkout_dir()).resolve()
+    lake = (project_dir / DEMO_LAKE if lake is None else lake).resolve()
+    own_lake = lake == project_dir / DEMO_LAKE
+    if report is not None and not report.is_absolute():
+        report = project_dir / report
+    info = prepare_demo_lake(lake, records, seed, own_lake=own_lake)
     reference = info["reference_time"]
     if reference is not None:
         print(f"Freshness reference time (sync_logs_reference_time): {reference} UTC")
     spark = local_session()
-    run_dbt(["build"], dbt_vars={"raw_root": str(lake)} | (
+    run_dbt(["build"], project_dir=project_dir, dbt_vars={"raw_root": str(lake)} | (
         {"sync_logs_reference_time": reference} if reference else {}))
     summarise(spark)
     if report is not None:
-        result = write_demo_report(lake, report, reference)
+        result = write_demo_report(lake, report, reference, project_dir)
         print(f"\nReport: {result.path} ({result.bytes / 1e6:.2f} MB, written in "
               f"{result.seconds:.0f} s): open it in a browser.")
     print(f"\nDemo done in {time.monotonic() - started:.0f} s; tables under target/warehouse/"

@@ -22,7 +22,7 @@ import shutil
 import sys
 import time
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +31,7 @@ from tqdm import tqdm
 from sync_logs.generator_catalog import (
     ARCHETYPES,
     CANCEL_ERRORS,
+    DEFAULT_START,
     DESTINATIONS,
     ENTITY_DRIFT,
     MIDRUN_ERRORS,
@@ -58,7 +59,6 @@ from sync_logs.generator_sync import (
     SyncSimulator,
 )
 
-DEFAULT_START = "2026-10-01T00:00:00Z"
 MANIFEST_VERSION = 1
 _BATCH_SIZES = (100, 250, 500, 1_000, 2_500, 5_000, 10_000, 25_000, 50_000, 100_000)
 _OFFSETS_MIN = (120, -420, 330, -180, 60)
@@ -69,7 +69,7 @@ def parse_start(text: str) -> float:
     """Epoch seconds of an ISO-8601 timestamp; without a zone it is UTC."""
     dt = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
     if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=UTC)
+        dt = dt.replace(tzinfo=timezone.utc)
     return dt.timestamp()
 
 

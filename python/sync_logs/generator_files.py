@@ -15,7 +15,7 @@ import json
 import math
 import os
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import numpy as np
@@ -125,7 +125,7 @@ def round_for_style(epoch: float, style: str, up: bool = False) -> float:
 def format_timestamp(epoch: float, style: str, offset_minutes: int = 0) -> str:
     """ISO-8601 text as the different writers produce it; all denote the same instant."""
     epoch = round_for_style(epoch, style)
-    utc = datetime.fromtimestamp(epoch, UTC)
+    utc = datetime.fromtimestamp(epoch, timezone.utc)
     ms = f"{utc.microsecond // 1000:03d}"
     if style == "zulu":
         return utc.strftime("%Y-%m-%dT%H:%M:%S.") + ms + "Z"

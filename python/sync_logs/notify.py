@@ -203,7 +203,7 @@ def retry_after_seconds(value: str | None, now: float | None = None) -> float | 
     except (TypeError, ValueError):
         return None
     if when.tzinfo is None:
-        when = when.replace(tzinfo=dt.UTC)
+        when = when.replace(tzinfo=dt.timezone.utc)
     return max(0.0, when.timestamp() - (now if now is not None else time.time()))
 
 
@@ -415,4 +415,4 @@ def notify(warehouse: Warehouse, options: NotifyOptions, out: Callable[[str], No
 
 
 def _now() -> str:
-    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M:%S")
+    return dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")

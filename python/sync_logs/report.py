@@ -184,7 +184,7 @@ class ReportBuilder:
         self.syncs: list[dict] = []
         self.cutoff: str | None = None
         self.latest: str | None = None
-        self.generated_at = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+        self.generated_at = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
     def r(self, name: str) -> str:
         return self.rel[name].rendered

@@ -4,7 +4,8 @@ the shell as `python -m sync_logs.services cluster|thrift start|stop|status|env`
 
 Every process binds 127.0.0.1 only, runs in a process group of its own (so that `stop` ends it
 and every child it spawned, e.g. executors and their Python workers, and nothing else), and
-writes its log and pid file under one state folder (default target/services/<name>/).
+writes its log and pid file under one state folder (--state-dir; default
+target/services/<name>/ under the current directory).
 """
 
 from __future__ import annotations
@@ -22,13 +23,12 @@ import urllib.request
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Self
+from typing import TypeVar
 
 import pyspark
 
 SPARK_HOME = Path(pyspark.__file__).resolve().parent
 LOOPBACK = "127.0.0.1"
-PROJECT_DIR = Path(__file__).resolve().parents[2]
 
 MASTER_CLASS = "org.apache.spark.deploy.master.Master"
 WORKER_CLASS = "org.apache.spark.deploy.worker.Worker"
@@ -196,8 +196,12 @@ def wait_for(what: str, check, processes: list[Process], timeout: float) -> None
     raise ServiceError(f"timed out after {timeout:.0f}s waiting for {what} ({last_error})\n{logs}")
 
 
-def default_state_dir(name: str) -> Path:
-    return PROJECT_DIR / "target" / "services" / name
+def default_state_dir(name: str, base: Path | None = None) -> Path:
+    """<base>/target/services/<name>, base the current directory unless given."""
+    return (base or Path.cwd()).resolve() / "target" / "services" / name
+
+
+_Saved = TypeVar("_Saved", bound="SavedService")
 
 
 class SavedService:
@@ -216,7 +220,7 @@ class SavedService:
         self.state_file.write_text(json.dumps(state, indent=2))
 
     @classmethod
-    def load(cls, state_dir: Path) -> Self:
+    def load(cls: type[_Saved], state_dir: Path) -> _Saved:
         state = json.loads((state_dir / "state.json").read_text())
         state["state_dir"] = Path(state["state_dir"])
         state["processes"] = [Process(**p) for p in state["processes"]]

@@ -47,7 +47,7 @@ def plain(value: object) -> object:
     """A JSON-friendly value: ISO text for times, floats or ints for decimals."""
     if isinstance(value, dt.datetime):
         if value.tzinfo is not None:
-            value = value.astimezone(dt.UTC).replace(tzinfo=None)
+            value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
         return value.isoformat(sep=" ", timespec="seconds")
     if isinstance(value, dt.date):
         return value.isoformat()

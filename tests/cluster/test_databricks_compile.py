@@ -34,8 +34,9 @@ from pyspark.sql import functions as F
 
 import sync_logs.canonical
 from sync_logs import __version__
-from sync_logs.dbt_subprocess import PROJECT_DIR, DbtFailed, run_dbt_subprocess
+from sync_logs.dbt_subprocess import DbtFailed, run_dbt_subprocess
 
+PROJECT_DIR = Path(__file__).resolve().parents[2]  # the checkout
 CANONICAL = PROJECT_DIR / "models" / "canonical"
 LIBRARY = Path(sync_logs.canonical.__file__).parent
 OLDEST_SPARK = (3, 5, 0)  # Databricks Runtime 14.3 LTS

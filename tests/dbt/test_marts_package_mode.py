@@ -13,11 +13,12 @@ import pyarrow as pa
 import pytest
 from marts_harness import MARTS, Build, normalise_rows, unique_schema
 
-from sync_logs.dbt_invoke import PROJECT_DIR, run_dbt
+from sync_logs.dbt_invoke import run_dbt
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import handmade_lake  # noqa: E402  (tests/ helper, imported by path like the other tests)
 
+PROJECT_DIR = Path(__file__).resolve().parents[2]  # the checkout
 FIXTURE = Path(__file__).resolve().parent / "project" / "scripts" / "write_fixture.py"
 
 

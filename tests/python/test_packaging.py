@@ -1,0 +1,184 @@
+"""What users install runs without the repository: the runtime imports without the optional
+extras, the CLI names the extra a command needs, and the demo and test tooling find the dbt
+project through an argument (or a checkout), never by assuming one."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from sync_logs import checkout, cli, dbt_invoke, dbt_subprocess, services
+
+PYTHON_DIR = Path(__file__).resolve().parents[2] / "python"
+
+# A child interpreter whose import system refuses the extras' modules: the `demo` and `report`
+# extras' and the repository's own tools'. numpy is refused to our modules only, since PySpark's
+# `sql` extra (a base dependency) installs it for pandas and pyarrow.
+BLOCKED_PROBE = r"""
+import json, sys
+
+EVERYWHERE = {"tqdm", "altair", "vl_convert", "psutil", "duckdb"}
+OURS_ONLY = {"numpy"}
+OURS = ("sync_logs", "dbt.adapters.sparksession", "dbt.include.sparksession")
+refused = []
+
+
+def importer():
+    frame = sys._getframe(2)
+    while frame is not None and (frame.f_code.co_filename.startswith("<frozen")
+                                 or "importlib" in frame.f_code.co_filename):
+        frame = frame.f_back
+    return frame.f_globals.get("__name__", "") if frame is not None else ""
+
+
+class Refuse:
+    def find_spec(self, name, path=None, target=None):
+        top = name.partition(".")[0]
+        if top in EVERYWHERE or (top in OURS_ONLY and importer().startswith(OURS)):
+            refused.append(f"{name} (from {importer()})")
+            raise ModuleNotFoundError(f"No module named {name!r} (refused)", name=name)
+        return None
+
+
+sys.meta_path.insert(0, Refuse())
+
+import importlib, pkgutil
+
+runtime = ["dbt.adapters.sparksession", "dbt.adapters.sparksession.impl",
+           "dbt.adapters.sparksession.connections", "dbt.adapters.sparksession.python_submissions",
+           "dbt.include.sparksession", "sync_logs.cli", "sync_logs.export_csv",
+           "sync_logs.warehouse", "sync_logs.notify", "sync_logs.report", "sync_logs.checkout"]
+if importlib.util.find_spec("sync_logs.canonical") is not None:
+    canonical = importlib.import_module("sync_logs.canonical")
+    runtime += ["sync_logs.canonical"] + [
+        f"sync_logs.canonical.{m.name}" for m in pkgutil.iter_modules(canonical.__path__)]
+imported = []
+for name in runtime:
+    importlib.import_module(name)
+    imported.append(name)
+
+from sync_logs import cli
+
+exits = {
+    "generate": cli.main(["generate", "--out", sys.argv[1]]),
+    "demo": cli.main(["demo", "--lake", sys.argv[1]]),
+    "report": cli.main(["report", "--out", sys.argv[1] + "/r.html"]),
+}
+print(json.dumps({"imported": imported, "exits": exits, "refused": refused}))
+"""
+
+
+@pytest.fixture(scope="module")
+def blocked_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("blocked")
+    done = subprocess.run(
+        [sys.executable, "-c", BLOCKED_PROBE, str(out)],
+        capture_output=True, text=True, timeout=300,
+        env={**os.environ, "PYTHONPATH": str(PYTHON_DIR)}, cwd=out,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1]), done.stderr, out
+
+
+def test_runtime_imports_without_the_extras(blocked_run):
+    result, _, _ = blocked_run
+    assert "dbt.adapters.sparksession" in result["imported"]
+    assert "sync_logs.cli" in result["imported"]
+    if importlib.util.find_spec("sync_logs.canonical") is not None:
+        assert "sync_logs.canonical" in result["imported"]
+
+
+def test_cli_names_the_extra_a_command_needs(blocked_run):
+    result, stderr, out = blocked_run
+    assert result["exits"] == {"generate": 2, "demo": 2, "report": 2}
+    assert "`sync-logs generate` needs numpy" in stderr
+    assert "pip install 'sync-logs[demo]'" in stderr
+    assert "`sync-logs demo` needs numpy" in stderr
+    assert "`sync-logs report` needs altair" in stderr
+    assert "pip install 'sync-logs[report]'" in stderr
+    assert list(out.iterdir()) == []  # nothing written before the error
+
+
+def fake_install(tmp_path: Path) -> Path:
+    """Where an installed (non-editable) package's module lives: no project above it."""
+    module = tmp_path / "venv" / "lib" / "site-packages" / "sync_logs" / "checkout.py"
+    module.parent.mkdir(parents=True)
+    return module
+
+
+def fake_project(folder: Path, name: str = "sync_logs") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "dbt_project.yml").write_text(f'name: "{name}"\nversion: "0.1.0"\n')
+    (folder / "profiles.example.yml").write_text(f"# profiles of {folder.name}\n")
+    return folder
+
+
+@pytest.fixture
+def installed(tmp_path, monkeypatch):
+    """This module's package seen as installed in a venv, run from an empty folder."""
+    monkeypatch.setattr(checkout, "__file__", str(fake_install(tmp_path)))
+    monkeypatch.delenv(checkout.PROJECT_DIR_ENV, raising=False)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    return tmp_path
+
+
+def test_installed_package_without_checkout_says_how_to_name_the_project(installed):
+    with pytest.raises(checkout.CheckoutNotFound, match="SYNC_LOGS_PROJECT_DIR"):
+        checkout.checkout_dir()
+    with pytest.raises(checkout.CheckoutNotFound, match="--project-dir"):
+        dbt_invoke.example_profiles_dir(installed / "target")
+    with pytest.raises(checkout.CheckoutNotFound):
+        dbt_subprocess.profiles_dir(installed / "profiles")
+
+
+def test_demo_outside_a_checkout_is_a_clear_error(installed, capsys):
+    assert cli.main(["demo"]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("sync-logs demo: error: the sync_logs dbt project was not found")
+    assert "--project-dir" in error
+    assert not (installed / "elsewhere" / "target").exists()
+
+
+def test_installed_package_finds_the_checkout_it_runs_from(installed, monkeypatch):
+    project = fake_project(installed / "repo")
+    monkeypatch.chdir(project)
+    assert checkout.checkout_dir() == project.resolve()
+
+
+def test_another_dbt_project_is_not_the_checkout(installed, monkeypatch):
+    monkeypatch.chdir(fake_project(installed / "theirs", name="jaffle_shop"))
+    with pytest.raises(checkout.CheckoutNotFound):
+        checkout.checkout_dir()
+
+
+def test_project_dir_named_by_the_environment(installed, monkeypatch):
+    project = fake_project(installed / "named")
+    monkeypatch.setenv(checkout.PROJECT_DIR_ENV, str(project))
+    assert checkout.checkout_dir() == project.resolve()
+    monkeypatch.setenv(checkout.PROJECT_DIR_ENV, str(installed / "elsewhere"))
+    with pytest.raises(checkout.CheckoutNotFound, match="is not the sync_logs dbt project"):
+        checkout.checkout_dir()
+
+
+def test_profiles_come_from_the_project_given(installed):
+    project = fake_project(installed / "given")
+    folder = dbt_invoke.example_profiles_dir(installed / "target", project)
+    assert (folder / "profiles.yml").read_text() == "# profiles of given\n"
+    folder = dbt_subprocess.profiles_dir(installed / "sub", project)
+    assert (folder / "profiles.yml").read_text() == "# profiles of given\n"
+
+
+def test_service_state_goes_under_the_folder_given(tmp_path, monkeypatch):
+    assert services.default_state_dir("thrift_server", tmp_path) == (
+        tmp_path.resolve() / "target" / "services" / "thrift_server")
+    monkeypatch.chdir(tmp_path)
+    assert services.default_state_dir("spark_cluster") == (
+        tmp_path.resolve() / "target" / "services" / "spark_cluster")
