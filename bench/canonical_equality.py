@@ -377,10 +377,16 @@ def comparable(df, excluded: list[str]):
 
 
 def compare_relation(spark, name: str, before_entry: dict, after_entry: dict) -> dict:
+    return compare_frames(name, frame(spark, "before", name, before_entry),
+                          frame(spark, "after", name, after_entry))
+
+
+def compare_frames(name: str, before, after) -> dict:
+    """One relation of both sides, row for row: counts, `exceptAll` both ways (duplicates
+    counted), the first differing rows; BUILD_CLOCK columns left out, columns and types that
+    differ listed (a column of another type is cast to the before side's type to compare)."""
     from pyspark.sql import functions as F
 
-    before = frame(spark, "before", name, before_entry)
-    after = frame(spark, "after", name, after_entry)
     excluded = sorted({c for c in BUILD_CLOCK if c in before.columns or c in after.columns})
     before_types = {f.name: f.dataType.simpleString() for f in before.schema.fields}
     after_types = {f.name: f.dataType.simpleString() for f in after.schema.fields}
