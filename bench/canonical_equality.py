@@ -572,7 +572,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=3600, help="seconds per dbt run")
     parser.add_argument("--results", type=Path, default=RESULTS / "canonical_equality",
                         help="results path without suffix (.md and .json are written)")
+    parser.add_argument("--combine", type=Path, nargs="+", default=None,
+                        help="only write --results from the .json results of earlier runs")
     args = parser.parse_args(argv)
+    if args.combine:
+        write_combined([json.loads(p.read_text()) for p in args.combine], args.results)
+        return 0
     if not (args.lake or args.records or args.handmade):
         parser.error("give --handmade, --records N or --lake DIR")
 
@@ -580,7 +585,7 @@ def main(argv: list[str] | None = None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     base_dir = make_base_worktree(args.base, work / "base")
     projects = {"before": base_dir, "after": PROJECT_DIR}
-    command = shlex.join([Path(sys.executable).name, *sys.argv]) if argv is None else shlex.join(
+    command = shlex.join([".venv/bin/python", *sys.argv]) if argv is None else shlex.join(
         ["bench/canonical_equality.py", *argv])
     report = {
         "base": args.base, "base_commit": git("rev-parse", "--short", args.base),
@@ -664,6 +669,23 @@ def main(argv: list[str] | None = None) -> int:
     write_results(report, args.results, verdict)
     log(f"verdict: {verdict}")
     return 1 if failed or public_differs or (args.strict and internal_differs) else 0
+
+
+def write_combined(reports: list[dict], results: Path) -> None:
+    """One report of several runs (e.g. the hand-made lake and each generated size, run
+    apart): their lakes in order, every command, the verdicts joined."""
+    first = reports[0]
+    combined = dict(first, lakes=[lake for r in reports for lake in r["lakes"]],
+                    commands=[c for r in reports for c in r["commands"]],
+                    started_at=min(r["started_at"] for r in reports))
+    verdicts = [f"{', '.join(lake['name'] for lake in r['lakes'])}: {r['verdict']}"
+                for r in reports]
+    combined["verdict"] = "; ".join(verdicts)
+    combined["finished_at"] = max(r["finished_at"] for r in reports)
+    combined["after_commit"] = ", ".join(dict.fromkeys(r["after_commit"] for r in reports))
+    results.parent.mkdir(parents=True, exist_ok=True)
+    results.with_suffix(".json").write_text(json.dumps(combined, indent=1, default=str) + "\n")
+    results.with_suffix(".md").write_text(markdown(combined))
 
 
 def write_results(report: dict, results: Path, verdict: str) -> None:
