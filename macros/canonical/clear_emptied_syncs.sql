@@ -2,11 +2,9 @@
     (`int_sync_logs__runs_to_rewrite`): drops the partition of each touched sync that has no row
     left, which an insert_overwrite cannot empty (it overwrites only the partitions it writes).
     A touched sync has rows left when `remaining` (a relation with a `sync_id` column) holds a
-    row of it matching the SQL condition `remaining_condition`; by default that is a row of
-    `int_sync_logs__snapshot` still in the model (the rule of `sync_snapshot`). -#}
-{% macro clear_emptied_syncs(relation, remaining=none, remaining_condition='not remaining.is_removed') %}
+    row of it matching the SQL condition `remaining_condition`. -#}
+{% macro clear_emptied_syncs(relation, remaining, remaining_condition) %}
     {%- if execute -%}
-        {%- set remaining = remaining if remaining is not none else ref('int_sync_logs__snapshot') -%}
         {%- set emptied_syncs_query -%}
             select distinct plan.sync_id
             from {{ ref('int_sync_logs__runs_to_rewrite') }} as plan

@@ -1,5 +1,5 @@
 {#- op_type rules 1 and 2, which need no history, the same as `base_op_type` in
-    models/canonical/sync_changelog.py (tests/data/status_rules.csv): `added` when the record's
+    sync_logs.canonical.changelog (tests/data/status_rules.csv): `added` when the record's
     operation or the run's behavior is `append`, `removed` when the operation is `delete`
     (compared case-insensitively, surrounding spaces ignored); null when the identifier is null
     or when the row's history decides (`op_type`). -#}

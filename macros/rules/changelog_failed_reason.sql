@@ -1,4 +1,4 @@
-{#- The failed_reason rule, the same as `map_status` in models/canonical/sync_changelog.py
+{#- The failed_reason rule, the same as `map_status` in sync_logs.canonical.changelog
     (tests/data/status_rules.csv): the destination's `status_message` for `rejected`,
     `null identifier` / `duplicate identifier` for `NULL` / `DUPLICATE`, the run's error for a
     record never attempted (null or blank status; `null identifier` when its identifier is null

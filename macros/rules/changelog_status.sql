@@ -1,5 +1,5 @@
 {#- The status rule (raw `status` -> changelog `status`), the same as `map_status` in
-    models/canonical/sync_changelog.py; both are checked against tests/data/status_rules.csv.
+    sync_logs.canonical.changelog; both are checked against tests/data/status_rules.csv.
     Compared case-insensitively, surrounding spaces ignored: `succeeded` -> succeeded,
     `rejected` -> failed, `NULL` / `DUPLICATE` -> invalid, null or blank -> aborted, any other
     value -> failed (the engine attempted the record and it did not succeed). A null or blank

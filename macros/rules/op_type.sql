@@ -1,4 +1,4 @@
-{#- The op_type rule, the same as `assign_op_types` in models/canonical/sync_changelog.py
+{#- The op_type rule, the same as `assign_op_types` in sync_logs.canonical.changelog
     (tests/data/status_rules.csv): null when the identifier is null; else `base_op_type` (rules
     1 and 2) when it applies; else `added` when the row has no succeeded state in an earlier run
     of the sync or that state is a removal (`previous_state` null or 'removed', from

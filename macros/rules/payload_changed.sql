@@ -1,5 +1,5 @@
 {#- The payload_changed rule, the same as `assign_op_types` in
-    models/canonical/sync_changelog.py (tests/data/status_rules.csv): null when op_type is null,
+    sync_logs.canonical.changelog (tests/data/status_rules.csv): null when op_type is null,
     true for `added`, false for `removed`, and for `changed` whether the payload differs
     (null-safe) from the payload of the row's last succeeded state (`previous_payload`). -#}
 {% macro payload_changed(op_type, payload, previous_payload) -%}

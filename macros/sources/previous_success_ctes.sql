@@ -3,7 +3,7 @@
     sync_run_id) of `attempts` with the row's last succeeded state *before* that run:
     `previous_state` ('present' or 'removed', null if it never succeeded) and
     `previous_fields` (the payload of that state). The same rule as `assign_op_types` in
-    models/canonical/sync_changelog.py: runs are ordered by (run_started_at, sync_run_id), never
+    sync_logs.canonical.changelog: runs are ordered by (run_started_at, sync_run_id), never
     by load order; the state a run leaves is its *last* succeeded attempt of the row, in
     `latest_first` order (a SQL order-by list, latest attempt first), so a removal followed by
     an upsert in one run leaves the row present. `attempts` must have sync_id, sync_run_id,

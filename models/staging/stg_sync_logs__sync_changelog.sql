@@ -158,7 +158,7 @@ with sync_log as (
 ),
 
 attempts as (
-    -- the rules of the canonical contract, as in models/canonical/sync_changelog.py (macros/rules/)
+    -- the rules of the canonical contract, as in sync_logs.canonical.changelog (macros/rules/)
     select
         log_id,
         sync_id,

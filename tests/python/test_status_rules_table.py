@@ -1,4 +1,4 @@
-"""The rule functions of models/canonical/sync_changelog.py (`map_status`, `base_op_type`,
+"""The rule functions of sync_logs.canonical.changelog (`map_status`, `base_op_type`,
 `assign_op_types`) against the shared table of cases tests/data/status_rules.csv; the SQL
 macros of the source modes are held to the same table in tests/dbt/test_status_rules_sql.py."""
 

@@ -21,8 +21,8 @@ REQUIREMENT_PREFIX = "sync-logs=="
 def require_library(requirement: str | None) -> None:
     """Fail unless the installed library is the version the dbt package names.
 
-    `requirement` is the models' `sync_logs_library` config (`sync-logs==<version>`, from the
-    var of the same name in the package's dbt_project.yml)."""
+    `requirement` is the models' `sync_logs_library` config (`sync-logs==<version>`, set in
+    the package's dbt_project.yml)."""
     wanted = (requirement or "").strip()
     if wanted.startswith(REQUIREMENT_PREFIX):
         wanted = wanted[len(REQUIREMENT_PREFIX):]

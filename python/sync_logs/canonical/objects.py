@@ -184,26 +184,3 @@ def objects(facts: DataFrame, manifest: DataFrame) -> DataFrame:
         files.select("object_kind", "id"), ["object_kind", "id"], "left_anti"
     )
     return files.unionByName(named_by_runs)
-
-
-# The columns of each public table of objects.
-OBJECT_COLUMNS = {
-    "source_objects": [
-        "id",
-        "type",
-        "name",
-        "model_id",
-        "business_object_id",
-        "filter_segment_id",
-        "cohort_id",
-        "org_id",
-        "record_source",
-    ],
-    "destinations": ["id", "type", "name", "org_id", "record_source"],
-    "destination_objects": ["id", "type", "name", "org_id", "record_source"],
-}
-
-
-def objects_of_kind(objects: DataFrame, kind: str) -> DataFrame:
-    """`source_objects`, `destinations` or `destination_objects`, from `int_sync_logs__objects`."""
-    return objects.filter(F.col("object_kind") == kind).select(*OBJECT_COLUMNS[kind])

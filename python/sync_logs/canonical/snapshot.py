@@ -1,13 +1,12 @@
-"""Snapshot: the latest state of every row per sync (`int_sync_logs__snapshot`), and the rows
-still in the model (`sync_snapshot`).
+"""Snapshot: the latest state of every row per sync (`int_sync_logs__snapshot`; the view
+`sync_snapshot` shows the rows still in the model).
 
 A build writes the syncs it touches and nothing else. A sync that only gained runs newer than
 everything its state holds is updated from its previous state and the new runs' changelog rows,
 so the cost follows the new data; a sync with a late, changed or cleared run is recomputed from
 its whole changelog. Rows whose latest attempt is a succeeded `removed` stay in the state with
 `is_removed = true` (their first addition and last success still count if they come back);
-`sync_snapshot` leaves them out, and repeats `failed_reason` as `failure_reason`, the name
-Hightouch's example queries use.
+`sync_snapshot` leaves them out.
 """
 
 from pyspark.sql import DataFrame, Window
@@ -207,32 +206,3 @@ def snapshot_state(
     changelog = changelog.filter(F.col("sync_id").isin(touched))
     runs = runs.filter(F.col("sync_id").isin(touched))
     return update_snapshot(previous, changelog, plan, committed, runs).select(*SNAPSHOT_COLUMNS)
-
-
-SYNC_SNAPSHOT_COLUMNS = [
-    "sync_run_id",
-    "op_type",
-    "row_id",
-    "status",
-    "failed_reason",
-    "failure_reason",
-    "fields",
-    "split_group",
-    "last_attempted_at",
-    "last_succeeded_at",
-    "first_added_at",
-    "latest_op_type",
-    "sync_id",
-]
-
-
-def sync_snapshot(state: DataFrame, plan: DataFrame | None) -> DataFrame:
-    """`sync_snapshot` rows a build writes: the state's rows not removed; with `plan` (an
-    incremental build), of the touched syncs only."""
-    if plan is not None:
-        state = state.filter(F.col("sync_id").isin(touched_sync_ids(plan)))
-    return (
-        state.filter(~F.col("is_removed"))
-        .withColumn("failure_reason", F.col("failed_reason"))
-        .select(*SYNC_SNAPSHOT_COLUMNS)
-    )
