@@ -12,7 +12,7 @@ base under `--work` (removed at the end) and, for every lake and step:
      same lake folder (so paths that hold the lake's location are the same on both sides);
   2. reads every relation of models/canonical that each side built, in ONE SparkSession:
      tables from their parquet folders (<warehouse>/<schema>.db/<table>), views by running
-     the side's compiled view SQL over those tables;
+     the side's compiled view SQL over those tables (created as views of eq_<side>);
   3. compares each relation built by both sides: rows before, rows after, and `exceptAll`
      both ways (missing = rows of before not in after, extra = rows of after not in before,
      duplicates counted), the columns that hold the build's clock left out (BUILD_CLOCK).
@@ -351,12 +351,26 @@ def register(spark, side: str, found: dict[str, dict]) -> dict[str, str]:
             spark.sql(f"alter table {database}.{name} recover partitions")
         except Exception:  # noqa: BLE001 - not a partitioned table
             pass
+    # Views, from the side's compiled SQL (which names eq_<side>.<relation>), in as many
+    # passes as views on views need.
+    views = {n: e["sql"] for n, e in found.items() if e["materialized"] == "view"}
+    while views:
+        created = []
+        for name, sql in views.items():
+            try:
+                spark.sql(f"create view {database}.{name} as {sql}")
+                created.append(name)
+            except Exception as error:  # noqa: BLE001 - retried after the others
+                problems[name] = f"view not created: {str(error).splitlines()[0][:300]}"
+        for name in created:
+            views.pop(name)
+            problems.pop(name, None)
+        if not created:
+            break
     return problems
 
 
 def frame(spark, side: str, name: str, entry: dict):
-    if entry["materialized"] == "view":
-        return spark.sql(entry["sql"])
     return spark.table(f"eq_{side}.{name}")
 
 
@@ -436,6 +450,13 @@ def compare_step(spark, work: Path, step: str) -> dict:
             side = "before" if name in found["before"] else "after"
             compared.append({"relation": name, "public": name in PUBLIC, "only_on": side,
                              "equal": False})
+            continue
+        broken = [f"{s}: {unreadable[s][name]}" for s in SIDES
+                  if unreadable[s].get(name, "").startswith("view not created")]
+        if broken:
+            compared.append({"relation": name, "public": name in PUBLIC, "equal": False,
+                             "error": "; ".join(broken)})
+            log(f"  {name}: {summary(compared[-1])}")
             continue
         empty = [s for s in SIDES if name in unreadable[s]]
         if empty:
