@@ -243,17 +243,28 @@ def late_run(lake: Path) -> dict:
     new run id, started one second after the run it copies (so before that sync's latest run,
     which the first build loaded)."""
     datasets = lake / "sync_tracking_datasets"
-    runs = []
+    runs, run_ids = [], []
     for meta_path in datasets.glob("*/*/*/metadata.json"):
+        run_ids.append(int(meta_path.parent.name))
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        runs.append((meta["sync_id"], meta["sync_run_started_at"], meta_path.parent, meta))
+        started = meta.get("sync_run_started_at")  # the writers spelling the spec's keys
+        if "sync_run_id" not in meta or not isinstance(started, str):
+            continue
+        try:
+            moment = datetime.fromisoformat(started.replace("Z", "+00:00"))
+        except ValueError:
+            continue  # a style fromisoformat does not read: another run is taken
+        if moment.tzinfo is None:
+            continue
+        runs.append((meta_path.parent.parent.name, moment, meta_path.parent, meta))
     by_sync: dict = {}
     for run in runs:
         by_sync.setdefault(run[0], []).append(run)
     sync_runs = max(by_sync.values(), key=len)
-    sync_runs.sort(key=lambda r: datetime.fromisoformat(r[1].replace("Z", "+00:00")))
+    sync_runs.sort(key=lambda r: r[1])
     _, started, folder, meta = sync_runs[-2]
-    new_id = max(int(r[2].name) for r in runs) + 1000
+    started = started.isoformat()
+    new_id = max(run_ids) + 1000
     target = folder.with_name(str(new_id))
     shutil.copytree(folder, target)
     moment = datetime.fromisoformat(started.replace("Z", "+00:00")).timestamp() + 1
