@@ -47,7 +47,6 @@ def committed_runs(session: SparkSession, relation: str) -> DataFrame:
     )
 
 
-
 def superseded_runs(committed: DataFrame, manifest: DataFrame) -> DataFrame:
     """Committed runs whose folder is in the lake with another version, or invalid."""
     current = manifest.filter(F.col("is_valid")).select(*RUN, "manifest_version")
