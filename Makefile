@@ -36,7 +36,7 @@ test-newest-python: $(DEPS_STAMP)
 
 # Lint: ruff on Python; sqlfluff (dbt templater, embedded `local` target) on models, macros, analyses.
 lint: $(DEPS_STAMP)
-	$(VENV)/bin/ruff check python tests
+	$(VENV)/bin/ruff check python tests bench models
 	$(PY) -c 'from pathlib import Path; from sync_logs.dbt_invoke import example_profiles_dir; example_profiles_dir(Path("target").resolve())'
 	$(VENV)/bin/sqlfluff lint models macros analyses
 

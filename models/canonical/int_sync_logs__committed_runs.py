@@ -1,4 +1,5 @@
-"""int_sync_logs__committed_runs: the runs whose load `sync_runs` commits (`sync_logs.canonical.plan`).
+"""int_sync_logs__committed_runs: the runs whose load `sync_runs` commits
+(`sync_logs.canonical.plan`).
 
 `sync_runs` is read by name (identifier from the `committed_runs_identifier` config, same
 catalog and schema) rather than through `ref`, which would be a cycle.

@@ -1,4 +1,5 @@
-"""int_sync_logs__lake_files: every file under the lake root, classified (`sync_logs.canonical.lake`)."""
+"""int_sync_logs__lake_files: every file under the lake root, classified
+(`sync_logs.canonical.lake`)."""
 
 from sync_logs.canonical import lake, require_library
 

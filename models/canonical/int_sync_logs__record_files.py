@@ -15,4 +15,5 @@ def model(dbt, session):
     if not dbt.is_incremental:
         return fresh
     previous = session.table(str(dbt.this))
-    return inspection.with_other_runs(fresh, previous, runs, dbt.ref("int_sync_logs__runs_to_rewrite"))
+    plan = dbt.ref("int_sync_logs__runs_to_rewrite")
+    return inspection.with_other_runs(fresh, previous, runs, plan)
