@@ -5,23 +5,19 @@ Repository tooling (demo, tests): the dbt project is an argument; its default is
 
 import json
 import os
-import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
 from dbt.cli.main import dbtRunner, dbtRunnerResult
 
 from sync_logs.checkout import checkout_dir
+from sync_logs.dbt_subprocess import profiles_dir as example_profiles
 
 
 def example_profiles_dir(target_dir: Path, project_dir: Path | None = None) -> Path:
-    """A profiles folder under `target_dir` holding the project's profiles.example.yml as
-    profiles.yml (project_dir: default the checkout)."""
-    source = (project_dir or checkout_dir()) / "profiles.example.yml"
-    folder = target_dir / "profiles"
-    folder.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(source, folder / "profiles.yml")
-    return folder
+    """`target_dir`/profiles holding the project's profiles.example.yml as profiles.yml
+    (project_dir: default the checkout)."""
+    return example_profiles(target_dir / "profiles", project_dir)
 
 
 profiles_dir = example_profiles_dir  # the name other modules import

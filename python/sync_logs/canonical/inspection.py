@@ -61,9 +61,6 @@ FACT_FILE = FileContract(
     optional=("model_id", "business_object_id", "filter_segment_id", "cohort_id"),
     read_types=frozenset({"string", "tinyint", "smallint", "int", "bigint", "double"}),
 )
-REQUIRED_COLUMNS = list(RECORD_BATCH.required)
-OPTIONAL_COLUMNS = list(RECORD_BATCH.optional)
-KNOWN_COLUMNS = RECORD_BATCH.known
 
 
 def spark_type(field: pa.Field, physical: str) -> str | None:

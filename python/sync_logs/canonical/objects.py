@@ -24,13 +24,9 @@ from pyspark.sql import functions as F
 from sync_logs.canonical.inspection import FACT_FILE, inspect_files
 from sync_logs.canonical.values import read_file_path, try_cast
 
-ID_COLUMNS = ["id", "model_id", "business_object_id", "filter_segment_id", "cohort_id"]
-TEXT_COLUMNS = ["type", "name"]
-FACT_SCHEMA = (
-    "fact_table string, org_id bigint, id bigint, type string, name string, model_id bigint, "
-    "business_object_id bigint, filter_segment_id bigint, cohort_id bigint, path string, "
-    "file_modified_at timestamp, row_index bigint, row_kind string, problem string"
-)
+# The fact file contract's columns: ids (read with a safe cast to bigint) and names.
+ID_COLUMNS = ["id", *FACT_FILE.optional]
+TEXT_COLUMNS = [name for name in FACT_FILE.required if name != "id"]
 
 
 def as_ids(frame: DataFrame, present: set[str]) -> tuple[list[Column], Column]:
@@ -60,8 +56,6 @@ def read_facts(session: SparkSession, fact_files: DataFrame) -> DataFrame:
         "org_id",
         F.col("modification_time").alias("file_modified_at"),
     )
-    if not files.take(1):
-        return session.createDataFrame([], FACT_SCHEMA)
     inspected = inspect_files(session, files.select("path"), FACT_FILE)
     described = files.join(inspected, "path", "left")
     problems = described.filter(F.col("problem").isNotNull() | F.col("num_rows").isNull()).select(
