@@ -38,9 +38,9 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def log_millis(day: dt.date, clock: str) -> float:
-    """A dbt.log clock reading (UTC on this machine's runs) as epoch milliseconds."""
+    """A dbt.log clock reading (local time) on `day` as epoch milliseconds."""
     moment = dt.datetime.combine(day, dt.datetime.strptime(clock, "%H:%M:%S.%f").time())
-    return moment.replace(tzinfo=dt.UTC).timestamp() * 1000
+    return moment.timestamp() * 1000
 
 
 def read_executions(event_log: Path) -> list[tuple[float, float]]:
@@ -98,7 +98,7 @@ def profile_build(dbt_log: Path, executions: list[tuple[float, float]], day: dt.
     }
 
 
-def markdown(lake: Path, session_s: float, builds: list[dict]) -> str:
+def markdown(lake: str, session_s: float, builds: list[dict]) -> str:
     lines = [f"# Canonical build profile: {lake}", "",
              f"SparkSession start (JVM included): {session_s} s.", ""]
     for number, build in enumerate(builds, 1):
@@ -135,9 +135,11 @@ def main() -> int:
     from sync_logs.generator import generate_lake
     from sync_logs.spark import local_session
 
+    label = str(args.lake)
     if args.lake is None:
         args.lake = args.work / "lake"
         generate_lake(args.lake, records=args.records)
+        label = f"generated lake of {args.records:,} records (generate_lake, seed 7)"
 
     clock = time.monotonic()
     session = local_session(args.work / "warehouse")
@@ -150,13 +152,13 @@ def main() -> int:
     session.stop()
     (event_log,) = [p for p in events.rglob("*") if p.is_file() and "events_" in p.name]
     executions = read_executions(event_log)
-    day = dt.datetime.fromtimestamp(executions[0][0] / 1000, dt.UTC).date()
+    day = dt.datetime.fromtimestamp(executions[0][0] / 1000).date()
     builds = [profile_build(args.work / f"build_{n + 1}" / "logs" / "dbt.log", executions, day)
               for n in range(args.builds)]
     args.results.parent.mkdir(parents=True, exist_ok=True)
     args.results.with_suffix(".json").write_text(json.dumps(
-        {"lake": str(args.lake), "session_s": session_s, "builds": builds}, indent=2) + "\n")
-    text = markdown(args.lake, session_s, builds)
+        {"lake": label, "session_s": session_s, "builds": builds}, indent=2) + "\n")
+    text = markdown(label, session_s, builds)
     args.results.with_suffix(".md").write_text(text + "\n")
     print(text)
     return 0
