@@ -25,38 +25,17 @@ import argparse
 import datetime as dt
 import json
 import os
-import re
 import shutil
 import sys
 import time
 from pathlib import Path
 
 PROJECT_DIR = Path(__file__).resolve().parents[1]
-NODE_LINE = re.compile(r"(\d\d:\d\d:\d\d\.\d+).*(Began|Finished) running node model\.\w+\.(\S+)")
-START_LINE = re.compile(r"(\d\d:\d\d:\d\d\.\d+).*Running with dbt")
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
-def log_millis(day: dt.date, clock: str) -> float:
-    """A dbt.log clock reading (local time) on `day` as epoch milliseconds."""
-    moment = dt.datetime.combine(day, dt.datetime.strptime(clock, "%H:%M:%S.%f").time())
-    return moment.timestamp() * 1000
-
-
-def read_executions(event_log: Path) -> list[tuple[float, float]]:
-    """(start, end) in epoch ms of each top-level SQL execution of the event log."""
-    executions: dict[int, dict] = {}
-    for line in event_log.read_text().splitlines():
-        event = json.loads(line)
-        kind = event["Event"]
-        if kind.endswith("SQLExecutionStart"):
-            key = event["executionId"]
-            executions[key] = {"start": event["time"], "root": event.get("rootExecutionId", key)}
-        elif kind.endswith("SQLExecutionEnd"):
-            executions[event["executionId"]]["end"] = event["time"]
-    return sorted(
-        (e["start"], e["end"]) for key, e in executions.items() if e["root"] == key and "end" in e
-    )
+def moment_ms(text: str) -> float:
+    """A run_results.json timestamp (ISO 8601, UTC) as epoch milliseconds."""
+    return dt.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp() * 1000
 
 
 def covered(intervals: list[tuple[float, float]]) -> float:
@@ -72,28 +51,30 @@ def covered(intervals: list[tuple[float, float]]) -> float:
     return total + (current[1] - current[0] if current else 0.0)
 
 
-def profile_build(dbt_log: Path, executions: list[tuple[float, float]], day: dt.date) -> dict:
-    began, finished, start = {}, {}, None
-    for raw in dbt_log.read_text(errors="replace").splitlines():
-        line = ANSI.sub("", raw)
-        if match := START_LINE.match(line):
-            start = log_millis(day, match.group(1))
-        elif match := NODE_LINE.match(line):
-            side = began if match.group(2) == "Began" else finished
-            side[match.group(3)] = log_millis(day, match.group(1))
+def profile_build(run_results: Path, executions: list[tuple[int, int]]) -> dict:
+    """One build's nodes from dbt's run_results.json (compile start to execute end), each with
+    the Spark executions that started and ended inside it."""
+    results = json.loads(run_results.read_text())
+    start = moment_ms(results["metadata"]["invocation_started_at"])
+    spans = {}
+    for result in results["results"]:
+        timing = {t["name"]: t for t in result["timing"]}
+        name = result["unique_id"].split(".")[-1]
+        spans[name] = (moment_ms(timing["compile"]["started_at"]),
+                       moment_ms(timing["execute"]["completed_at"]))
     nodes = []
-    for name in sorted(began, key=began.get):
-        inside = [e for e in executions if began[name] <= e[0] and e[1] <= finished[name] + 5]
+    for name, (began, finished) in sorted(spans.items(), key=lambda item: item[1]):
+        inside = [e for e in executions if began <= e[0] and e[1] <= finished + 5]
         nodes.append({
             "node": name,
-            "start_s": round((began[name] - start) / 1000, 1),
-            "wall_s": round((finished[name] - began[name]) / 1000, 1),
+            "start_s": round((began - start) / 1000, 1),
+            "wall_s": round((finished - began) / 1000, 1),
             "spark_s": round(covered(inside) / 1000, 1),
             "executions": len(inside),
         })
     return {
-        "dbt_start_s": round((min(began.values()) - start) / 1000, 1),
-        "wall_s": round((max(finished.values()) - start) / 1000, 1),
+        "dbt_start_s": round((min(b for b, _ in spans.values()) - start) / 1000, 1),
+        "wall_s": round((max(f for _, f in spans.values()) - start) / 1000, 1),
         "nodes": nodes,
     }
 
@@ -129,11 +110,13 @@ def main() -> int:
     os.environ["SYNC_LOGS_WAREHOUSE_DIR"] = str(args.work / "warehouse")
     os.environ["PYSPARK_SUBMIT_ARGS"] = (
         f"--conf spark.eventLog.enabled=true --conf spark.eventLog.dir={events.as_uri()} "
-        "--conf spark.eventLog.compress=false pyspark-shell"
+        "--conf spark.eventLog.compress=false --conf spark.eventLog.rolling.enabled=false "
+        "pyspark-shell"
     )
     from sync_logs.dbt_invoke import run_dbt
     from sync_logs.generator import generate_lake
     from sync_logs.spark import local_session
+    from sync_logs.spark_evidence import EventLog
 
     label = str(args.lake)
     if args.lake is None:
@@ -150,11 +133,9 @@ def main() -> int:
                 dbt_vars={"raw_root": str(args.lake.resolve())},
                 env={"SYNC_LOGS_SCHEMA": "build_profile"})
     session.stop()
-    (event_log,) = [p for p in events.rglob("*") if p.is_file() and "events_" in p.name]
-    executions = read_executions(event_log)
-    day = dt.datetime.fromtimestamp(executions[0][0] / 1000).date()
-    builds = [profile_build(args.work / f"build_{n + 1}" / "logs" / "dbt.log", executions, day)
-              for n in range(args.builds)]
+    (event_log,) = EventLog.in_folder(events)
+    builds = [profile_build(args.work / f"build_{n + 1}" / "dbt" / "run_results.json",
+                            event_log.sql_executions) for n in range(args.builds)]
     args.results.parent.mkdir(parents=True, exist_ok=True)
     args.results.with_suffix(".json").write_text(json.dumps(
         {"lake": label, "session_s": session_s, "builds": builds}, indent=2) + "\n")

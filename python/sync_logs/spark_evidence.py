@@ -22,6 +22,9 @@ class EventLog:
     executors: dict[str, str]  # executor id -> host, for executors added during the run
     tasks_per_executor: Counter
     failed_tasks: int
+    # (start, end) in epoch ms of each top-level SQL execution (nested ones, such as the
+    # insert inside a saveAsTable, are part of their root's span)
+    sql_executions: list[tuple[int, int]] = field(default_factory=list)
 
     @classmethod
     def read(cls, path: Path) -> EventLog:
@@ -29,10 +32,12 @@ class EventLog:
         executors: dict[str, str] = {}
         tasks: Counter = Counter()
         failed = 0
+        started: dict[int, int] = {}  # top-level SQL execution id -> start
+        sql_executions = []
         with open(path) as events:
             for line in events:
                 event = json.loads(line)
-                kind = event.get("Event")
+                kind = event.get("Event", "")
                 if kind == "SparkListenerApplicationStart":
                     app_id, app_name = event.get("App ID", ""), event.get("App Name", "")
                 elif kind == "SparkListenerExecutorAdded":
@@ -41,7 +46,13 @@ class EventLog:
                     info = event["Task Info"]
                     tasks[info["Executor ID"]] += 1
                     failed += bool(info.get("Failed"))
-        return cls(app_id, app_name, executors, tasks, failed)
+                elif kind.endswith("SQLExecutionStart"):
+                    execution = event["executionId"]
+                    if event.get("rootExecutionId", execution) == execution:
+                        started[execution] = event["time"]
+                elif kind.endswith("SQLExecutionEnd") and event["executionId"] in started:
+                    sql_executions.append((started.pop(event["executionId"]), event["time"]))
+        return cls(app_id, app_name, executors, tasks, failed, sorted(sql_executions))
 
     @classmethod
     def in_folder(cls, folder: Path) -> list[EventLog]:
