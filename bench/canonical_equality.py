@@ -56,7 +56,8 @@ SIDES = ("before", "after")
 # of both sides: F.current_timestamp() in sync_changelog (logged_at; sync_log repeats it as
 # _census_logged_at), int_sync_logs__record_files (inspected_at), int_sync_logs__run_manifest
 # (manifest_version = unix_micros(current_timestamp()), manifest_updated_at; both are carried
-# into int_sync_logs__records / facts / committed_runs / runs_to_load / runs_to_rewrite and
+# into int_sync_logs__records / facts / committed_runs / runs_to_load / runs_to_rewrite /
+# build_plan and
 # sync_runs) and sync_runs (loaded_at). Lake file times (modification_time, last_modified_at,
 # file_modified_at) come from the lake's files, which both sides read at the same state.
 BUILD_CLOCK = [

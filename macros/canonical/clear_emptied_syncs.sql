@@ -1,5 +1,5 @@
 {#- Post-hook of the tables partitioned by sync_id that a build rewrites per touched sync
-    (`int_sync_logs__runs_to_rewrite`): drops the partition of each touched sync that has no row
+    (`int_sync_logs__build_plan`): drops the partition of each touched sync that has no row
     left, which an insert_overwrite cannot empty (it overwrites only the partitions it writes).
     A touched sync has rows left when `remaining` (a relation with a `sync_id` column) holds a
     row of it matching the SQL condition `remaining_condition`. -#}
@@ -7,12 +7,14 @@
     {%- if execute -%}
         {%- set emptied_syncs_query -%}
             select distinct plan.sync_id
-            from {{ ref('int_sync_logs__runs_to_rewrite') }} as plan
-            where not exists (
-                select 1
-                from {{ remaining }} as remaining
-                where remaining.sync_id = plan.sync_id and ({{ remaining_condition }})
-            )
+            from {{ ref('int_sync_logs__build_plan') }} as plan
+            where
+                plan.action is not null
+                and not exists (
+                    select 1
+                    from {{ remaining }} as remaining
+                    where remaining.sync_id = plan.sync_id and ({{ remaining_condition }})
+                )
         {%- endset -%}
         {%- set keys = [] -%}
         {%- for row in run_query(emptied_syncs_query) -%}

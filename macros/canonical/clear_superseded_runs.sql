@@ -1,11 +1,11 @@
 {#- Post-hook of `sync_changelog`: drops the partitions that an insert_overwrite cannot empty,
     those of runs cleared from the history (their folder turned invalid) and of reloaded runs
-    that now have no records. See `int_sync_logs__runs_to_rewrite`. -#}
+    that now have no records. See `int_sync_logs__build_plan`. -#}
 {% macro clear_superseded_runs(relation) %}
     {%- if execute -%}
         {%- set stale_runs_query -%}
             select plan.sync_id, plan.sync_run_id
-            from {{ ref('int_sync_logs__runs_to_rewrite') }} as plan
+            from {{ ref('int_sync_logs__build_plan') }} as plan
             where
                 plan.action = 'clear'
                 or (

@@ -5,7 +5,7 @@ Incremental (insert_overwrite by sync_id): a build inspects only the files of th
 and rewrites the partitions of their syncs, the other runs' rows as they were.
 """
 
-from sync_logs.canonical import inspection, require_library
+from sync_logs.canonical import inspection, plan, require_library
 
 
 def model(dbt, session):
@@ -15,5 +15,5 @@ def model(dbt, session):
     if not dbt.is_incremental:
         return fresh
     previous = session.table(str(dbt.this))
-    plan = dbt.ref("int_sync_logs__runs_to_rewrite")
-    return inspection.with_other_runs(fresh, previous, runs, plan)
+    planned = plan.planned_runs(dbt.ref("int_sync_logs__build_plan"))
+    return inspection.with_other_runs(fresh, previous, runs, planned)

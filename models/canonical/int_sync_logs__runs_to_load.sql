@@ -1,11 +1,11 @@
 {{ config(materialized='view') }}
 
--- The valid run folders this build loads: every valid run of the manifest whose current
--- manifest_version is not committed (int_sync_logs__committed_runs): new runs, runs whose
--- folder changed (new fingerprint, new version), and runs of an earlier build that failed
--- before sync_runs was written (the next build retries them). On the first build every valid
--- run is loaded. A view: a few hundred rows over two tables that do not change during the
--- build, read by the nodes that load, so no table write sits on the build's critical path.
+-- The valid run folders this build loads: the manifest rows of the plan's `load` runs
+-- (int_sync_logs__build_plan), every valid run whose current manifest_version is not
+-- committed: new runs, runs whose folder changed (new fingerprint, new version), and runs of
+-- an earlier build that failed before sync_runs was written (the next build retries them). On
+-- the first build every valid run is loaded. A view over two tables that do not change during
+-- the build.
 select
     manifest.org_id,
     manifest.sync_id,
@@ -40,9 +40,8 @@ select
     manifest.manifest_version,
     manifest.manifest_updated_at
 from {{ ref('int_sync_logs__run_manifest') }} as manifest
-left anti join {{ ref('int_sync_logs__committed_runs') }} as committed
+inner join {{ ref('int_sync_logs__build_plan') }} as plan
     on
-        manifest.sync_id = committed.sync_id
-        and manifest.sync_run_id = committed.sync_run_id
-        and manifest.manifest_version = committed.manifest_version
-where manifest.is_valid
+        manifest.sync_id = plan.sync_id
+        and manifest.sync_run_id = plan.sync_run_id
+where manifest.is_valid and plan.action = 'load'

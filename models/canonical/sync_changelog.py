@@ -7,7 +7,7 @@ changes, nothing else. The post-hook `sync_logs.clear_superseded_runs` then drop
 of cleared runs and of reloaded runs that now have no records.
 """
 
-from sync_logs.canonical import changelog, payloads, require_library
+from sync_logs.canonical import changelog, payloads, plan, require_library
 
 
 def model(dbt, session):
@@ -23,6 +23,6 @@ def model(dbt, session):
         rules,
         runs=dbt.ref("int_sync_logs__runs_to_load"),
         record_files=dbt.ref("int_sync_logs__record_files"),
-        plan=dbt.ref("int_sync_logs__runs_to_rewrite"),
+        plan=plan.planned_runs(dbt.ref("int_sync_logs__build_plan")),
         previous=str(dbt.this) if dbt.is_incremental else None,
     )

@@ -2,10 +2,10 @@
 
 Incremental (insert_overwrite by sync_id): a build rewrites the syncs it touches. The last
 canonical table a build writes: a run here with its current `manifest_version` commits its
-load (see `int_sync_logs__committed_runs`).
+load (see `int_sync_logs__build_plan`).
 """
 
-from sync_logs.canonical import require_library, runs
+from sync_logs.canonical import plan, require_library, runs
 
 
 def model(dbt, session):
@@ -15,6 +15,6 @@ def model(dbt, session):
         dbt.ref("int_sync_logs__run_manifest"),
         dbt.ref("sync_changelog"),
         dbt.ref("int_sync_logs__record_files"),
-        plan=dbt.ref("int_sync_logs__runs_to_rewrite"),
+        plan=plan.planned_runs(dbt.ref("int_sync_logs__build_plan")),
         previous=session.table(str(dbt.this)) if dbt.is_incremental else None,
     )

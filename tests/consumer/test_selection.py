@@ -9,7 +9,7 @@ CANONICAL = {
     "sync_changelog", "sync_snapshot", "sync_runs", "sync_log", "source_objects",
     "destinations", "destination_objects", "sync_logs_quarantine",
     "int_sync_logs__lake_files", "int_sync_logs__run_manifest", "int_sync_logs__runs_to_load",
-    "int_sync_logs__committed_runs", "int_sync_logs__runs_to_rewrite", "int_sync_logs__objects",
+    "int_sync_logs__build_plan", "int_sync_logs__objects",
     "int_sync_logs__record_files", "int_sync_logs__snapshot",
     "int_sync_logs__facts",
 }
@@ -43,7 +43,7 @@ ERRORS_ANCESTORS = {
     "stg_sync_logs__destinations", "stg_sync_logs__destination_objects",
     "sync_changelog", "sync_runs", "source_objects", "destinations", "destination_objects",
     "int_sync_logs__lake_files", "int_sync_logs__run_manifest", "int_sync_logs__runs_to_load",
-    "int_sync_logs__committed_runs", "int_sync_logs__runs_to_rewrite", "int_sync_logs__objects",
+    "int_sync_logs__build_plan", "int_sync_logs__objects",
     "int_sync_logs__record_files", "int_sync_logs__snapshot",
     "int_sync_logs__facts",
 }

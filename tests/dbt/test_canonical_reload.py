@@ -100,14 +100,17 @@ def test_runs_keep_the_emptied_run_and_drop_the_invalid_one(spark, reloaded):
 
 
 def test_plan_of_the_second_build(spark, reloaded):
-    plan = spark.table(f"{INCREMENTAL}.int_sync_logs__runs_to_rewrite").select(
-        "sync_run_id", "action", "is_superseded", "cutoff_sync_run_id"
+    plan = spark.table(f"{INCREMENTAL}.int_sync_logs__build_plan").select(
+        "sync_run_id", "action", "is_superseded", "cutoff_sync_run_id", "committed_version"
     )
-    assert sorted(tuple(row) for row in plan.collect()) == [
+    rows = sorted(tuple(row) for row in plan.collect())
+    assert [row[:4] for row in rows] == [
+        (1, None, None, None),
         (2, "load", True, 2),
         (3, "clear", True, 2),
         (4, "recompute", False, 2),
     ]
+    assert all(row[4] is not None for row in rows), "every run of the first build is committed"
 
 
 def test_snapshot_keeps_first_added_from_the_first_run(spark, reloaded):

@@ -332,7 +332,7 @@ def build_changelog(
 ) -> DataFrame:
     """Rows to write: the loaded runs' rows plus the recomputed rows of later loaded runs.
 
-    `plan` (`int_sync_logs__runs_to_rewrite`) names the loaded runs, those with no records left
+    `plan` (`int_sync_logs__build_plan`) names the loaded runs, those with no records left
     too, and the cleared runs, whose rows are ignored and whose position moves the cutoff.
     Without it, the loaded runs are those of `new_rows` and nothing is cleared.
     """

@@ -288,7 +288,7 @@ def with_other_runs(
     fresh: DataFrame, previous: DataFrame, runs: DataFrame, plan: DataFrame | None = None
 ) -> DataFrame:
     """`fresh` plus the rows of `previous` of the same syncs whose run is not in `runs`; with
-    `plan` (`int_sync_logs__runs_to_rewrite`): of the syncs it touches, less its cleared runs."""
+    `plan` (`int_sync_logs__build_plan`): of the syncs it touches, less its cleared runs."""
     run = ["sync_id", "sync_run_id"]
     touched = runs if plan is None else plan
     kept = previous.join(touched.select("sync_id").distinct(), "sync_id", "left_semi").join(

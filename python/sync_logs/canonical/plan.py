@@ -1,6 +1,9 @@
-"""The build plan: the committed runs, and the runs a build writes or clears, with the action.
+"""The build plan (`int_sync_logs__build_plan`), computed once per build: one row per run that is
+committed or that the build writes or clears, with its committed version and the action.
 
-- `load`: a run of `int_sync_logs__runs_to_load` (new, changed folder, or not yet committed).
+- `load`: a valid run of the manifest whose current `manifest_version` is not committed (new,
+  changed folder, or left uncommitted by a failed build). `int_sync_logs__runs_to_load` is
+  these runs' manifest rows.
 - `clear`: a committed run whose folder is still in the lake but is no longer valid: its rows
   leave `sync_changelog` and `sync_runs`, as a full rebuild would not load it.
 - `recompute`: a committed run of a touched sync at or after the sync's cutoff: its rows stay
@@ -11,16 +14,26 @@ its changed or cleared committed runs (committed position). Runs before the cuto
 touched: with runs arriving in order the plan holds only the new runs, whatever the history.
 Committed runs whose folder has left the lake keep their rows (history outlives the lake).
 
+- no action (null): a committed run the build leaves as it is.
+
 A run's load is committed when `sync_runs`, the last canonical table a build writes, holds it
 with its current `manifest_version`.
 """
 
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
-from sync_logs.canonical.ordering import run_key
-
 RUN = ["sync_id", "sync_run_id"]
+PLAN_COLUMNS = [
+    *RUN,
+    "sync_run_started_at",
+    "action",
+    "is_superseded",
+    "cutoff_started_at",
+    "cutoff_sync_run_id",
+    "committed_started_at",
+    "committed_version",
+]
 COMMITTED_SCHEMA = (
     "sync_id bigint, sync_run_id bigint, sync_run_started_at timestamp, manifest_version bigint"
 )
@@ -34,9 +47,9 @@ def sibling_relation(this_name: str, identifier: str) -> str:
     return f"{prefix}.{name}" if prefix else name
 
 
-def committed_runs(session: SparkSession, relation: str) -> DataFrame:
-    """`int_sync_logs__committed_runs`: key, start and `manifest_version` of each run of
-    `relation` (`sync_runs`, read by name: a `ref` would be a cycle); empty on a first build."""
+def read_committed(session: SparkSession, relation: str) -> DataFrame:
+    """Key, start and `manifest_version` of each run of `relation` (`sync_runs`, read by name: a
+    `ref` would be a cycle); empty on a first build."""
     if not session.catalog.tableExists(relation.replace("`", "")):
         return session.createDataFrame([], COMMITTED_SCHEMA)
     return session.table(relation).select(
@@ -47,48 +60,82 @@ def committed_runs(session: SparkSession, relation: str) -> DataFrame:
     )
 
 
-def superseded_runs(committed: DataFrame, manifest: DataFrame) -> DataFrame:
-    """Committed runs whose folder is in the lake with another version, or invalid."""
-    current = manifest.filter(F.col("is_valid")).select(*RUN, "manifest_version")
-    in_lake = manifest.filter(F.col("sync_run_id").isNotNull()).select(*RUN).distinct()
-    return committed.join(current, [*RUN, "manifest_version"], "left_anti").join(
-        in_lake, RUN, "left_semi"
+def run_key_of(started_at: str) -> Column:
+    """The run order's key (`ordering.run_key`) with the start time taken from `started_at`."""
+    return F.struct(
+        F.col(started_at).alias("sync_run_started_at"), F.col("sync_run_id").alias("sync_run_id")
     )
 
 
-def rewrite_plan(loading: DataFrame, committed: DataFrame, manifest: DataFrame) -> DataFrame:
-    load = loading.select(*RUN, "sync_run_started_at")
-    superseded = superseded_runs(committed, manifest).select(*RUN, "sync_run_started_at")
-    cutoffs = load.unionByName(superseded).groupBy("sync_id").agg(F.min(run_key()).alias("cutoff"))
-    loaded = load.join(superseded.select(*RUN), RUN, "left_semi").select(*RUN)
-    load = load.join(loaded.withColumn("_reload", F.lit(True)), RUN, "left")
-    cleared = superseded.join(load.select(*RUN), RUN, "left_anti")
-    recomputed = (
-        committed.join(cutoffs, "sync_id")
-        .filter(run_key() >= F.col("cutoff"))
-        .join(superseded.select(*RUN), RUN, "left_anti")
-        .join(load.select(*RUN), RUN, "left_anti")
-        .select(*RUN, "sync_run_started_at")
-    )
-    plan = (
-        load.select(
-            *RUN,
-            "sync_run_started_at",
-            F.lit("load").alias("action"),
-            F.coalesce(F.col("_reload"), F.lit(False)).alias("is_superseded"),
+def build_plan(manifest: DataFrame, committed: DataFrame) -> DataFrame:
+    """`int_sync_logs__build_plan`: each run of the lake or of `committed` once, classified in
+    one pass (one join, one window over the sync) into the actions above."""
+    lake = (
+        manifest.filter(F.col("sync_run_id").isNotNull())
+        .groupBy(*RUN)
+        .agg(
+            F.max(F.when(F.col("is_valid"), F.col("manifest_version"))).alias("valid_version"),
+            F.max(F.when(F.col("is_valid"), F.col("sync_run_started_at"))).alias("valid_started"),
         )
-        .unionByName(cleared.withColumns({"action": F.lit("clear"), "is_superseded": F.lit(True)}))
-        .unionByName(
-            recomputed.withColumns({"action": F.lit("recompute"), "is_superseded": F.lit(False)})
-        )
+        .withColumn("in_lake", F.lit(True))
     )
-    return plan.join(cutoffs, "sync_id").select(
+    kept = committed.select(
         *RUN,
-        "sync_run_started_at",
-        "action",
-        "is_superseded",
-        F.col("cutoff.sync_run_started_at").alias("cutoff_started_at"),
-        F.col("cutoff.sync_run_id").alias("cutoff_sync_run_id"),
+        F.col("sync_run_started_at").alias("committed_started_at"),
+        F.col("manifest_version").alias("committed_version"),
+    )
+    is_committed = F.col("committed_version").isNotNull()
+    current = F.coalesce(F.col("valid_version") == F.col("committed_version"), F.lit(False))
+    is_load = F.col("valid_version").isNotNull() & ~current
+    is_superseded = is_committed & F.col("in_lake").isNotNull() & ~current
+    committed_key = run_key_of("committed_started_at")
+    runs = (
+        lake.join(kept, RUN, "full")
+        .withColumns({"is_load": is_load, "is_superseded": is_superseded})
+        .withColumn(
+            "cutoff",
+            F.min(
+                F.least(
+                    F.when(F.col("is_load"), run_key_of("valid_started")),
+                    F.when(F.col("is_superseded"), committed_key),
+                )
+            ).over(Window.partitionBy("sync_id")),
+        )
+    )
+    action = (
+        F.when(F.col("is_load"), "load")
+        .when(F.col("is_superseded"), "clear")
+        .when(is_committed & (committed_key >= F.col("cutoff")), "recompute")
+    )
+    planned = F.col("action").isNotNull()
+    return (
+        runs.withColumn("action", action)
+        .select(
+            *RUN,
+            F.when(F.col("is_load"), F.col("valid_started"))
+            .when(planned, F.col("committed_started_at"))
+            .alias("sync_run_started_at"),
+            "action",
+            F.when(planned, F.col("is_superseded")).alias("is_superseded"),
+            F.when(planned, F.col("cutoff.sync_run_started_at")).alias("cutoff_started_at"),
+            F.when(planned, F.col("cutoff.sync_run_id")).alias("cutoff_sync_run_id"),
+            "committed_started_at",
+            "committed_version",
+        )
+    )
+
+
+def planned_runs(build_plan: DataFrame) -> DataFrame:
+    """The runs the build writes or clears, with their action and their sync's cutoff."""
+    return build_plan.filter(F.col("action").isNotNull()).select(*PLAN_COLUMNS[:7])
+
+
+def committed_runs(build_plan: DataFrame) -> DataFrame:
+    """The committed runs as `sync_runs` held them when the build started."""
+    return build_plan.filter(F.col("committed_version").isNotNull()).select(
+        *RUN,
+        F.col("committed_started_at").alias("sync_run_started_at"),
+        F.col("committed_version").alias("manifest_version"),
     )
 
 

@@ -1,0 +1,16 @@
+"""int_sync_logs__build_plan: the build plan, one row per run committed or written or cleared by
+this build (`sync_logs.canonical.plan`).
+
+The committed runs come from `sync_runs`, read by name (identifier from the
+`committed_runs_identifier` config, same catalog and schema) rather than through `ref`, which
+would be a cycle.
+"""
+
+from sync_logs.canonical import plan, require_library
+
+
+def model(dbt, session):
+    require_library(dbt.config.get("sync_logs_library"))
+    relation = plan.sibling_relation(str(dbt.this), dbt.config.get("committed_runs_identifier"))
+    committed = plan.read_committed(session, relation)
+    return plan.build_plan(dbt.ref("int_sync_logs__run_manifest"), committed)
