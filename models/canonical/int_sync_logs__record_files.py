@@ -10,10 +10,10 @@ from sync_logs.canonical import inspection, plan, require_library
 
 def model(dbt, session):
     require_library(dbt.config.get("sync_logs_library"))
-    runs = dbt.ref("int_sync_logs__runs_to_load")
-    fresh = inspection.record_files(session, dbt.ref("int_sync_logs__lake_files"), runs)
-    if not dbt.is_incremental:
-        return fresh
-    previous = session.table(str(dbt.this))
-    planned = plan.planned_runs(dbt.ref("int_sync_logs__build_plan"))
-    return inspection.with_other_runs(fresh, previous, runs, planned)
+    return inspection.loaded_record_files(
+        session,
+        dbt.ref("int_sync_logs__lake_files"),
+        dbt.ref("int_sync_logs__runs_to_load"),
+        plan=plan.planned_runs(dbt.ref("int_sync_logs__build_plan")),
+        previous=session.table(str(dbt.this)) if dbt.is_incremental else None,
+    )

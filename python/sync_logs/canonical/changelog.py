@@ -393,5 +393,8 @@ def sync_changelog(
     new_rows = fold_redeliveries(records, runs)
     if previous is None:
         return build_changelog(new_rows, None, F.current_timestamp())
-    existing = session.table(previous).filter(F.col("sync_id").isin(touched_sync_ids(plan)))
+    touched = touched_sync_ids(plan)
+    if not touched:  # nothing new: the build writes nothing
+        return session.table(previous).limit(0)
+    existing = session.table(previous).filter(F.col("sync_id").isin(touched))
     return build_changelog(new_rows, existing, F.current_timestamp(), plan)

@@ -19,6 +19,8 @@ import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from sync_logs.canonical.plan import touched_sync_ids
+
 # Spark refuses to read parquet TIMESTAMP(NANOS) as a timestamp, but reads its int64 when asked
 # for a bigint (no session setting needed); the record reader turns those nanoseconds since the
 # epoch into a UTC instant (truncated to microseconds, Spark's precision).
@@ -282,6 +284,22 @@ def record_files(session: SparkSession, lake_files: DataFrame, runs: DataFrame) 
         "sync_id",
         "sync_run_id",
     )
+
+
+def loaded_record_files(
+    session: SparkSession,
+    lake_files: DataFrame,
+    runs: DataFrame,
+    plan: DataFrame,
+    previous: DataFrame | None,
+) -> DataFrame:
+    """`int_sync_logs__record_files` rows a build writes: the files of `runs` inspected and, with
+    `previous` (the table, when incremental), the other rows of the syncs `plan` touches."""
+    if previous is None:
+        return record_files(session, lake_files, runs)
+    if not touched_sync_ids(plan):  # nothing new: the build writes nothing
+        return previous.limit(0)
+    return with_other_runs(record_files(session, lake_files, runs), previous, runs, plan)
 
 
 def with_other_runs(

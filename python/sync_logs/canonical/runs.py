@@ -161,5 +161,8 @@ def sync_runs(
     runs = manifest.filter(F.col("is_valid"))
     if previous is None:
         return build_runs(runs, changelog, record_files)
-    previous = previous.filter(F.col("sync_id").isin(touched_sync_ids(plan)))
+    touched = touched_sync_ids(plan)
+    if not touched:  # nothing new: the build writes nothing
+        return previous.limit(0)
+    previous = previous.filter(F.col("sync_id").isin(touched))
     return update_runs(previous, plan, runs, changelog, record_files)

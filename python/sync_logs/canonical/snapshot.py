@@ -202,6 +202,8 @@ def snapshot_state(
     if previous is None:
         return build_snapshot(changelog, runs).select(*SNAPSHOT_COLUMNS)
     touched = touched_sync_ids(plan)
+    if not touched:  # nothing new: the build writes nothing
+        return previous.limit(0).select(*SNAPSHOT_COLUMNS)
     previous = previous.filter(F.col("sync_id").isin(touched))
     changelog = changelog.filter(F.col("sync_id").isin(touched))
     runs = runs.filter(F.col("sync_id").isin(touched))
