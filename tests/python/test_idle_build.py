@@ -1,0 +1,75 @@
+"""A build with nothing new: with an empty plan, the incremental tables' functions return no rows
+and compute nothing else (every other input here fails when it is evaluated)."""
+
+import pytest
+from pyspark.sql import functions as F
+
+from sync_logs.canonical import changelog, inspection, payloads, runs, snapshot
+from sync_logs.canonical.plan import PLAN_COLUMNS
+
+PLAN_SCHEMA = (
+    "sync_id bigint, sync_run_id bigint, sync_run_started_at timestamp, action string, "
+    "is_superseded boolean, cutoff_started_at timestamp, cutoff_sync_run_id bigint"
+)
+
+
+@pytest.fixture(scope="module")
+def empty_plan(spark):
+    plan = spark.createDataFrame([], PLAN_SCHEMA)
+    assert plan.columns == PLAN_COLUMNS[:7]
+    return plan
+
+
+@pytest.fixture(scope="module")
+def failing(spark):
+    """A frame that fails the query evaluating it, whatever columns are asked of it."""
+    return spark.range(1).select(F.raise_error(F.lit("evaluated")).alias("never"))
+
+
+def previous_table(spark, name: str, schema: str) -> str:
+    spark.createDataFrame([], schema).createOrReplaceTempView(name)
+    return name
+
+
+def test_the_failing_frame_fails_when_evaluated(failing):
+    with pytest.raises(Exception, match="evaluated"):
+        failing.collect()
+
+
+def test_changelog_writes_nothing(spark, empty_plan, failing):
+    previous = previous_table(spark, "idle_changelog", "sync_id bigint, row_id string")
+    rules = payloads.payload_rules([], [], None, None)
+    result = changelog.sync_changelog(
+        spark, rules, runs=failing, record_files=failing, plan=empty_plan, previous=previous
+    )
+    assert result.columns == ["sync_id", "row_id"]
+    assert result.collect() == []
+
+
+def test_snapshot_writes_nothing(spark, empty_plan, failing):
+    previous = spark.table(
+        previous_table(
+            spark,
+            "idle_snapshot",
+            ", ".join(f"{column} string" for column in snapshot.SNAPSHOT_COLUMNS),
+        )
+    )
+    result = snapshot.snapshot_state(
+        failing, failing.withColumn("is_valid", F.lit(True)), empty_plan, failing, previous
+    )
+    assert result.columns == snapshot.SNAPSHOT_COLUMNS
+    assert result.collect() == []
+
+
+def test_runs_write_nothing(spark, empty_plan, failing):
+    previous = spark.table(previous_table(spark, "idle_runs", "sync_id bigint, sync_run_id bigint"))
+    result = runs.sync_runs(
+        failing.withColumn("is_valid", F.lit(True)), failing, failing, empty_plan, previous
+    )
+    assert result.collect() == []
+
+
+def test_record_files_write_nothing(spark, empty_plan, failing):
+    previous = spark.table(previous_table(spark, "idle_files", "sync_id bigint, path string"))
+    result = inspection.loaded_record_files(spark, failing, failing, empty_plan, previous)
+    assert result.collect() == []
