@@ -40,9 +40,9 @@ lint: $(DEPS_STAMP)
 	$(PY) -c 'from pathlib import Path; from sync_logs.dbt_invoke import example_profiles_dir; example_profiles_dir(Path("target").resolve())'
 	$(VENV)/bin/sqlfluff lint models macros analyses
 
-# Scale benchmark (issue #6): lakes of BENCH_RECORDS records; full and incremental builds and the
-# marts on embedded Spark against a plain DuckDB SQL reference. Writes bench/results/scale_<N>.json
-# and bench/results/scale.md. Long: run it on a quiet machine.
+# Scale benchmark (issues #6, #16): lakes of BENCH_RECORDS records; full and incremental builds and
+# the marts on embedded Spark against two references, plain DuckDB SQL and a plain PySpark job.
+# Writes bench/results/scale_<N>.json and bench/results/scale.md. Long: run it on a quiet machine.
 BENCH_RECORDS ?= 1000000 3000000 10000000
 bench: $(DEPS_STAMP)
 	$(PY) bench/scale.py --records $(BENCH_RECORDS)

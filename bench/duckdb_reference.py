@@ -134,17 +134,38 @@ def _table_source(folder: Path) -> str:
     return f"read_parquet('{pattern}', hive_partitioning = true)"
 
 
+def _reference_source(reference_dir: Path, name: str) -> str:
+    """A reference's output: one parquet file (DuckDB's) or a folder of part files (Spark's)."""
+    path = (reference_dir / f"{name}.parquet").resolve()
+    pattern = str(path / "*.parquet") if path.is_dir() else str(path)
+    return "read_parquet('{}')".format(pattern.replace("'", "''"))
+
+
 def compare(reference_dir: Path, schema_dir: Path, samples: int = 5) -> dict:
     """Per table: row counts and rows only in ours / only in the reference (EXCEPT ALL)."""
+    ours = {name: (table, _select(_table_source(schema_dir / table), columns, where))
+            for name, (table, where, columns) in TABLES.items()}
+    return _compare(ours, reference_dir, samples)
+
+
+def compare_references(ours_dir: Path, reference_dir: Path, samples: int = 5) -> dict:
+    """`compare` between two references' outputs, `ours_dir`'s standing for ours (e.g. the
+    PySpark reference's against the DuckDB reference's)."""
+    ours = {name: (f"{name}.parquet", _select(_reference_source(ours_dir, name), columns))
+            for name, (_, _, columns) in TABLES.items()}
+    return _compare(ours, reference_dir, samples)
+
+
+def _compare(ours: dict[str, tuple[str, str]], reference_dir: Path, samples: int) -> dict:
+    """`ours`: per reference file name, (our table's name, the query of our side)."""
     con = duckdb.connect()
     con.execute("set enable_progress_bar = false")
     con.execute("set timezone = 'UTC'")
     result = {}
-    for name, (table, where, columns) in TABLES.items():
-        ours = _select(_table_source(schema_dir / table), columns, where)
-        ref_file = str((reference_dir / f"{name}.parquet").resolve()).replace("'", "''")
-        theirs = _select(f"read_parquet('{ref_file}')", columns)
-        con.execute(f"create or replace temp table ours as {ours}")
+    for name, (_, _, columns) in TABLES.items():
+        table, query = ours[name]
+        theirs = _select(_reference_source(reference_dir, name), columns)
+        con.execute(f"create or replace temp table ours as {query}")
         con.execute(f"create or replace temp table ref as {theirs}")
         only_ours = "select * from ours except all select * from ref"
         only_ref = "select * from ref except all select * from ours"

@@ -97,9 +97,9 @@ with raw as (
 
 records as (
     select
-        cast(f.org as bigint) as org_id,
-        cast(f.sync as bigint) as sync_id,
-        cast(f.run as bigint) as sync_run_id,
+        try_cast(f.org as bigint) as org_id,
+        try_cast(f.sync as bigint) as sync_id,
+        try_cast(f.run as bigint) as sync_run_id,
         f.file as batch_file,
         regexp_extract(f.file, '^(.+?)(\.([0-9]{1,9}))?\.parquet$', 1) as batch_type,
         try_cast(
