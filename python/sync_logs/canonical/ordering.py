@@ -5,8 +5,12 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 
-def run_key() -> Column:
-    return F.struct(F.col("sync_run_started_at"), F.col("sync_run_id"))
+def run_key(started_at: str = "sync_run_started_at") -> Column:
+    """A run's place in the order of its sync's runs: (start, run id), the start read from
+    `started_at` (a run may have a committed and a new start)."""
+    return F.struct(
+        F.col(started_at).alias("sync_run_started_at"), F.col("sync_run_id").alias("sync_run_id")
+    )
 
 
 def record_order() -> list[Column]:

@@ -8,20 +8,21 @@ committed or that the build writes or clears, with its committed version and the
   leave `sync_changelog` and `sync_runs`, as a full rebuild would not load it.
 - `recompute`: a committed run of a touched sync at or after the sync's cutoff: its rows stay
   but their `op_type` / `payload_changed` and the run's counters are derived again.
+- no action (null): a committed run the build leaves as it is.
 
 A sync's cutoff is the earliest (started_at, run id) among its loaded runs (new position) and
 its changed or cleared committed runs (committed position). Runs before the cutoff are not
 touched: with runs arriving in order the plan holds only the new runs, whatever the history.
 Committed runs whose folder has left the lake keep their rows (history outlives the lake).
 
-- no action (null): a committed run the build leaves as it is.
-
 A run's load is committed when `sync_runs`, the last canonical table a build writes, holds it
 with its current `manifest_version`.
 """
 
-from pyspark.sql import Column, DataFrame, SparkSession, Window
+from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
+
+from sync_logs.canonical.ordering import run_key
 
 RUN = ["sync_id", "sync_run_id"]
 PLAN_COLUMNS = [
@@ -60,13 +61,6 @@ def read_committed(session: SparkSession, relation: str) -> DataFrame:
     )
 
 
-def run_key_of(started_at: str) -> Column:
-    """The run order's key (`ordering.run_key`) with the start time taken from `started_at`."""
-    return F.struct(
-        F.col(started_at).alias("sync_run_started_at"), F.col("sync_run_id").alias("sync_run_id")
-    )
-
-
 def build_plan(manifest: DataFrame, committed: DataFrame) -> DataFrame:
     """`int_sync_logs__build_plan`: each run of the lake or of `committed` once, classified in
     one pass (one join, one window over the sync) into the actions above."""
@@ -88,7 +82,7 @@ def build_plan(manifest: DataFrame, committed: DataFrame) -> DataFrame:
     current = F.coalesce(F.col("valid_version") == F.col("committed_version"), F.lit(False))
     is_load = F.col("valid_version").isNotNull() & ~current
     is_superseded = is_committed & F.col("in_lake").isNotNull() & ~current
-    committed_key = run_key_of("committed_started_at")
+    committed_key = run_key("committed_started_at")
     runs = (
         lake.join(kept, RUN, "full")
         .withColumns({"is_load": is_load, "is_superseded": is_superseded})
@@ -96,7 +90,7 @@ def build_plan(manifest: DataFrame, committed: DataFrame) -> DataFrame:
             "cutoff",
             F.min(
                 F.least(
-                    F.when(F.col("is_load"), run_key_of("valid_started")),
+                    F.when(F.col("is_load"), run_key("valid_started")),
                     F.when(F.col("is_superseded"), committed_key),
                 )
             ).over(Window.partitionBy("sync_id")),
