@@ -159,3 +159,26 @@ def check_run_metadata(meta: list[tuple]) -> None:
                        "Salesforce::Connection")
     assert meta[1][:4] == (101, "failed", "token expired", at(0))
     assert meta[4][3] == at(150)
+
+
+class ReferenceRules:
+    """The expected rows, as tests of a reference's `outputs` (a module fixture): a module runs
+    them with `class TestRules(ReferenceRules)`, `counters` set to the reference's counters."""
+
+    counters: list[str] = []
+
+    def test_changelog_rules(self, outputs):
+        assert rows(outputs, "changelog", *CHANGELOG_QUERY) == EXPECTED_CHANGELOG
+
+    def test_redelivery_is_folded_into_the_first_copy(self, outputs):
+        got = rows(outputs, "changelog", *REDELIVERY_QUERY)
+        assert [row for row in got if row[2] != 0] == EXPECTED_REDELIVERED
+
+    def test_snapshot(self, outputs):
+        assert rows(outputs, "snapshot", *SNAPSHOT_QUERY) == EXPECTED_SNAPSHOT
+
+    def test_run_counters_and_metadata(self, outputs):
+        got = rows(outputs, "runs", f"sync_run_id, {', '.join(self.counters)}, num_invalid, "
+                   "num_redelivered, num_records", "sync_run_id")
+        assert got == EXPECTED_COUNTERS
+        check_run_metadata(rows(outputs, "runs", *META_QUERY))

@@ -11,19 +11,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from reference_case import (
-    CHANGELOG_QUERY,
-    EXPECTED_CHANGELOG,
-    EXPECTED_COUNTERS,
-    EXPECTED_REDELIVERED,
-    EXPECTED_SNAPSHOT,
-    META_QUERY,
-    REDELIVERY_QUERY,
-    SNAPSHOT_QUERY,
-    check_run_metadata,
-    rows,
-    write_reference_lake,
-)
+from reference_case import ReferenceRules, write_reference_lake
 
 from sync_logs.generator import generate_lake
 
@@ -52,25 +40,10 @@ def outputs(spark, tmp_path_factory) -> Path:
     return out
 
 
-def test_changelog_rules(outputs):
-    assert rows(outputs, "changelog", *CHANGELOG_QUERY) == EXPECTED_CHANGELOG
+class TestRules(ReferenceRules):
+    """The hand-written expected rows (tests/bench/reference_case.py)."""
 
-
-def test_redelivery_is_folded_into_the_first_copy(outputs):
-    got = rows(outputs, "changelog", *REDELIVERY_QUERY)
-    assert [row for row in got if row[2] != 0] == EXPECTED_REDELIVERED
-
-
-def test_snapshot(outputs):
-    assert rows(outputs, "snapshot", *SNAPSHOT_QUERY) == EXPECTED_SNAPSHOT
-
-
-def test_run_counters_and_metadata(outputs):
-    counters = ", ".join(duckdb_reference.COUNTERS)
-    got = rows(outputs, "runs", f"sync_run_id, {counters}, num_invalid, num_redelivered, "
-               "num_records", "sync_run_id")
-    assert got == EXPECTED_COUNTERS
-    check_run_metadata(rows(outputs, "runs", *META_QUERY))
+    counters = duckdb_reference.COUNTERS
 
 
 def test_same_columns_as_the_duckdb_reference(outputs, tmp_path):
