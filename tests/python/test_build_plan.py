@@ -58,7 +58,7 @@ def test_every_committed_or_planned_run_has_one_row(build_plan):
 
 def test_planned_runs_are_the_rows_with_an_action(build_plan):
     planned = plan_rules.planned_runs(build_plan)
-    assert planned.columns == plan_rules.PLAN_COLUMNS[:7]
+    assert planned.columns == plan_rules.PLANNED_COLUMNS
     assert sorted((row["sync_id"], row["sync_run_id"]) for row in planned.collect()) == [
         (10, 2), (10, 3), (10, 4), (10, 5), (10, 6), (30, 8),
     ]

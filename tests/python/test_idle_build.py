@@ -5,7 +5,7 @@ import pytest
 from pyspark.sql import functions as F
 
 from sync_logs.canonical import changelog, inspection, payloads, runs, snapshot
-from sync_logs.canonical.plan import PLAN_COLUMNS
+from sync_logs.canonical.plan import PLANNED_COLUMNS
 
 PLAN_SCHEMA = (
     "sync_id bigint, sync_run_id bigint, sync_run_started_at timestamp, action string, "
@@ -16,7 +16,7 @@ PLAN_SCHEMA = (
 @pytest.fixture(scope="module")
 def empty_plan(spark):
     plan = spark.createDataFrame([], PLAN_SCHEMA)
-    assert plan.columns == PLAN_COLUMNS[:7]
+    assert plan.columns == PLANNED_COLUMNS
     return plan
 
 

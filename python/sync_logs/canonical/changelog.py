@@ -388,9 +388,10 @@ def sync_changelog(
     """`sync_changelog` rows a build writes: the records of `runs` (`int_sync_logs__runs_to_load`)
     read from their loadable `record_files`, payload `rules` applied, folded and typed; with
     `previous` (the table, on an incremental build), the touched syncs' recomputed rows too."""
-    touched = None if previous is None else touched_sync_ids(plan)
-    if previous is not None and not touched:  # nothing new: the build writes nothing
-        return session.table(previous).limit(0)
+    if previous is not None:
+        touched = touched_sync_ids(plan)
+        if not touched:  # nothing new: the build writes nothing
+            return session.table(previous).limit(0)
     files = loadable_files(record_files, runs)
     records = protect_payloads(read_records(session, files), rules)
     new_rows = fold_redeliveries(records, runs)

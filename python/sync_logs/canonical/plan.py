@@ -25,16 +25,16 @@ from pyspark.sql import functions as F
 from sync_logs.canonical.ordering import run_key
 
 RUN = ["sync_id", "sync_run_id"]
-PLAN_COLUMNS = [
+# The runs a build writes or clears; the plan table adds each committed run's start and version.
+PLANNED_COLUMNS = [
     *RUN,
     "sync_run_started_at",
     "action",
     "is_superseded",
     "cutoff_started_at",
     "cutoff_sync_run_id",
-    "committed_started_at",
-    "committed_version",
 ]
+PLAN_COLUMNS = [*PLANNED_COLUMNS, "committed_started_at", "committed_version"]
 COMMITTED_SCHEMA = (
     "sync_id bigint, sync_run_id bigint, sync_run_started_at timestamp, manifest_version bigint"
 )
@@ -121,7 +121,7 @@ def build_plan(manifest: DataFrame, committed: DataFrame) -> DataFrame:
 
 def planned_runs(build_plan: DataFrame) -> DataFrame:
     """The runs the build writes or clears, with their action and their sync's cutoff."""
-    return build_plan.filter(F.col("action").isNotNull()).select(*PLAN_COLUMNS[:7])
+    return build_plan.filter(F.col("action").isNotNull()).select(*PLANNED_COLUMNS)
 
 
 def committed_runs(build_plan: DataFrame) -> DataFrame:
