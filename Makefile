@@ -26,7 +26,7 @@ demo: $(DEPS_STAMP)
 test: $(DEPS_STAMP)
 	bash tests/services/postgres.sh start
 	bash tests/services/chromium.sh
-	$(PY) -m pytest -n 2 --dist loadfile tests
+	$(PY) -m pytest -n 2 --dist loadgroup tests
 	bash tests/newest_python.sh
 
 # A fresh Python 3.13 venv (uv), the package installed non-editable with its base dependencies
@@ -38,7 +38,7 @@ test-newest-python: $(DEPS_STAMP)
 lint: $(DEPS_STAMP)
 	$(VENV)/bin/ruff check python tests bench models
 	$(PY) -c 'from pathlib import Path; from sync_logs.dbt_invoke import example_profiles_dir; example_profiles_dir(Path("target").resolve())'
-	$(VENV)/bin/sqlfluff lint models macros analyses
+	$(VENV)/bin/sqlfluff lint --processes 2 models macros analyses
 
 # Scale benchmark (issues #6, #16): lakes of BENCH_RECORDS records; full and incremental builds and
 # the marts on embedded Spark against two references, plain DuckDB SQL and a plain PySpark job.

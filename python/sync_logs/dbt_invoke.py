@@ -11,6 +11,7 @@ from pathlib import Path
 from dbt.cli.main import dbtRunner, dbtRunnerResult
 
 from sync_logs.checkout import checkout_dir
+from sync_logs.dbt_parse_cache import parse_key, saved_parse_reused
 from sync_logs.dbt_subprocess import profiles_dir as example_profiles
 
 
@@ -38,19 +39,23 @@ def run_dbt(
     without `profiles_dir`, the checkout's profiles.example.yml."""
     project_dir = (project_dir or checkout_dir()).resolve()
     target_dir = (target_dir or project_dir / "target").resolve()
+    profiles_dir = profiles_dir or example_profiles_dir(target_dir)
+    vars_json = json.dumps(dict(dbt_vars), sort_keys=True) if dbt_vars else ""
     command = [
         *args,
         "--project-dir", str(project_dir),
-        "--profiles-dir", str(profiles_dir or example_profiles_dir(target_dir)),
+        "--profiles-dir", str(profiles_dir),
         "--target-path", str(target_dir / "dbt"),
         "--log-path", str(target_dir / "logs"),
     ]
     if dbt_vars:
-        command += ["--vars", json.dumps(dict(dbt_vars))]
+        command += ["--vars", vars_json]
     saved = {key: os.environ.get(key) for key in (env or {})}
     os.environ.update(env or {})
     try:
-        result = dbtRunner().invoke(command)
+        key = parse_key(project_dir, profiles_dir, args, vars_json)
+        with saved_parse_reused(target_dir / "dbt", key):
+            result = dbtRunner().invoke(command)
     finally:
         for key, value in saved.items():
             if value is None:

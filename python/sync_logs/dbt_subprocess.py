@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sync_logs.checkout import checkout_dir
+from sync_logs.dbt_parse_cache import parse_key, saved_parse_reused
 
 DBT = Path(sys.executable).with_name("dbt")
 
@@ -66,24 +67,28 @@ def run_dbt_subprocess(
     the dbt project (default the checkout)."""
     project_dir = (project_dir or checkout_dir()).resolve()
     work_dir.mkdir(parents=True, exist_ok=True)
+    profiles = profiles or profiles_dir(work_dir / "profiles")
+    vars_json = json.dumps(dict(dbt_vars), sort_keys=True) if dbt_vars else ""
     command = [
         str(DBT), *args,
         "--target", target,
         "--project-dir", str(project_dir),
-        "--profiles-dir", str(profiles or profiles_dir(work_dir / "profiles")),
+        "--profiles-dir", str(profiles),
         "--log-path", str(work_dir / "logs"),
     ]
     if args[0] != "deps":  # `dbt deps` has no --target-path
         command += ["--target-path", str(work_dir / "dbt")]
     if dbt_vars:
-        command += ["--vars", json.dumps(dict(dbt_vars))]
+        command += ["--vars", vars_json]
     full_env = {**os.environ, "SYNC_LOGS_TARGET": target, **(env or {})}
+    key = parse_key(project_dir, profiles, [*args, "--target", target], vars_json)
     started = time.monotonic()
     try:
-        done = subprocess.run(
-            command, env=full_env, cwd=work_dir, stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT, text=True, timeout=timeout,
-        )
+        with saved_parse_reused(work_dir / "dbt", key):
+            done = subprocess.run(
+                command, env=full_env, cwd=work_dir, stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT, text=True, timeout=timeout,
+            )
         output, returncode = done.stdout, done.returncode
     except subprocess.TimeoutExpired as error:
         output = error.stdout.decode() if isinstance(error.stdout, bytes) else error.stdout or ""

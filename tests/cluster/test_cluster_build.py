@@ -16,12 +16,14 @@ from pathlib import Path
 import pyarrow.dataset as ds
 import pytest
 
+from sync_logs.dbt_invoke import run_dbt
 from sync_logs.dbt_subprocess import run_dbt_subprocess
 from sync_logs.generator import generate_lake
 from sync_logs.services import free_port, get_json
 from sync_logs.spark_evidence import DriverPoller, EventLog, worker_executors
 
 SCHEMA = "cluster_build"
+LOCAL_SCHEMA = "cluster_build_local_reference"
 # Set from the clock when a build writes them: equal only by accident.
 BUILD_TIME_COLUMNS = {"logged_at", "loaded_at", "inspected_at", "manifest_updated_at",
                       "manifest_version"}
@@ -34,21 +36,18 @@ def lake(tmp_path_factory) -> Path:
     return root
 
 
-def local_reference_build(lake: Path, work: Path):
-    """The canonical models on the embedded `local` target, the lake given as a plain path."""
-    return run_dbt_subprocess(
-        ["run", "--select", "tag:sync_logs_canonical"], target="local", work_dir=work,
-        dbt_vars={"raw_root": str(lake)}, check=False,
-        env={"SYNC_LOGS_WAREHOUSE_DIR": str(work / "warehouse"), "SYNC_LOGS_SCHEMA": SCHEMA,
-             "SYNC_LOGS_DRIVER_MEMORY": "2g"},
-    )
+def local_reference_build(lake: Path, work: Path) -> None:
+    """The canonical models on the embedded `local` target, the lake given as a plain path:
+    in this process, on the worker's SparkSession (already started and warm)."""
+    run_dbt(["run", "--select", "tag:sync_logs_canonical"], target_dir=work,
+            dbt_vars={"raw_root": str(lake)}, env={"SYNC_LOGS_SCHEMA": LOCAL_SCHEMA})
 
 
 @pytest.fixture(scope="module")
-def cluster_build(spark_cluster, lake, tmp_path_factory):
+def cluster_build(spark_cluster, lake, spark, warehouse, tmp_path_factory):
     """One `dbt build --target cluster` in a subprocess, watched through the driver's REST API,
-    while the local reference build runs in another subprocess (the two share nothing: their
-    own warehouse folders and metastores)."""
+    while the local reference build runs in this process (the two share nothing: their own
+    warehouse folders and metastores)."""
     work = tmp_path_factory.mktemp("cluster_build")
     local_work = tmp_path_factory.mktemp("local_build")
     events, ui_port = work / "events", free_port()
@@ -66,17 +65,16 @@ def cluster_build(spark_cluster, lake, tmp_path_factory):
                 target="cluster", work_dir=work,
                 dbt_vars={"raw_root": lake.as_uri()}, env=env, check=False,
             )
-        local_result = local.result()
+        local.exception()  # wait; the failure, if any, is raised by `local_build`
     return {"result": result, "work": work, "events": events, "poller": poller,
-            "local": local_result, "local_work": local_work}
+            "local": local, "local_warehouse": warehouse}
 
 
 @pytest.fixture(scope="module")
 def local_build(cluster_build):
-    local = cluster_build["local"]
-    if local.returncode != 0:
-        pytest.fail(f"the local reference build failed:\n{local.tail()}", pytrace=False)
-    return cluster_build["local_work"]
+    """The worker's warehouse folder, which holds the local reference's tables."""
+    cluster_build["local"].result()  # raises if the reference build failed
+    return cluster_build["local_warehouse"]
 
 
 def normalise(value):
@@ -91,9 +89,9 @@ def normalise(value):
     return value
 
 
-def read_table(warehouse: Path, table: str) -> tuple[list[str], list[tuple]]:
+def read_table(schema_dir: Path, table: str) -> tuple[list[str], list[tuple]]:
     """A parquet table folder (hive-partitioned or not), rows sorted, build-time columns out."""
-    dataset = ds.dataset(warehouse / f"{SCHEMA}.db" / table, format="parquet",
+    dataset = ds.dataset(schema_dir / table, format="parquet",
                          partitioning="hive", exclude_invalid_files=True)
     columns = sorted(c for c in dataset.schema.names if c not in BUILD_TIME_COLUMNS)
     data = dataset.to_table(columns=columns).to_pylist()
@@ -147,15 +145,16 @@ def test_driver_rest_api_saw_tasks_in_executors(cluster_build):
 def test_file_uri_cluster_tables_equal_plain_path_local_tables(cluster_build, local_build):
     """Every table the canonical models wrote (views are SQL over these) holds the same rows."""
     assert cluster_build["result"].returncode == 0, "the cluster build failed"
-    local_schema = local_build / "warehouse" / f"{SCHEMA}.db"
+    local_schema = local_build / f"{LOCAL_SCHEMA}.db"
+    cluster_schema = cluster_build["work"] / "warehouse" / f"{SCHEMA}.db"
     tables = sorted(p.name for p in local_schema.iterdir() if p.is_dir())
     assert {"sync_changelog", "sync_runs", "int_sync_logs__run_manifest"} <= set(tables)
     for table in tables:
-        cluster = read_table(cluster_build["work"] / "warehouse", table)
-        local = read_table(local_build / "warehouse", table)
+        cluster = read_table(cluster_schema, table)
+        local = read_table(local_schema, table)
         assert cluster[0] == local[0], f"{table}: columns differ"
         assert cluster[1] == local[1], f"{table}: rows differ between cluster and local"
-    changelog = read_table(local_build / "warehouse", "sync_changelog")[1]
+    changelog = read_table(local_schema, "sync_changelog")[1]
     assert len(changelog) > 1000, "the generated lake should give a real changelog"
 
 
