@@ -1,5 +1,7 @@
-"""The sparksession plugin: Python models share the session, fail loudly, never half-write."""
+"""The sparksession plugin: Python models share the session, fail loudly, never half-write, and
+write an incremental run's new rows once, or not at all when there are none."""
 
+import json
 import textwrap
 from pathlib import Path
 
@@ -27,6 +29,7 @@ def project(tmp_path_factory) -> Path:
         profile: sync_logs
         vars:
           fail_model: false
+          up_to: 4
         models:
           adapter_smoke:
             +file_format: parquet
@@ -53,6 +56,32 @@ def project(tmp_path_factory) -> Path:
             return squares(session, 6)
         """,
     )
+    for name, partitions in (("squares_log", ', partition_by=["parity"]'), ("squares_all", "")):
+        write(
+            root / f"models/{name}.py",
+            f"""
+            from pyspark.sql import functions as F
+
+
+            def model(dbt, session):
+                dbt.config(materialized="incremental", incremental_strategy="insert_overwrite"
+                           {partitions})
+                up_to = int(dbt.config.get("up_to"))
+                numbers = session.range(1, up_to + 1).select(
+                    F.col("id").alias("n"), (F.col("id") % 2).alias("parity"))
+                if not dbt.is_incremental:
+                    return numbers
+                previous = session.table(str(dbt.this))
+                new = numbers.join(previous, "n", "left_anti")
+                if not {bool(partitions)}:  # the whole table is replaced: all of it
+                    return previous.unionByName(new)
+                if new.isEmpty():
+                    return previous.limit(0)
+                # the parities the new numbers touch, whole: old rows and new
+                touched = previous.join(new.select("parity").distinct(), "parity", "left_semi")
+                return touched.unionByName(new)
+            """,
+        )
     write(
         root / "models/schema.yml",
         """
@@ -60,6 +89,12 @@ def project(tmp_path_factory) -> Path:
           - name: squares
             config:
               fail_model: "{{ var('fail_model') }}"
+          - name: squares_log
+            config:
+              up_to: "{{ var('up_to') }}"
+          - name: squares_all
+            config:
+              up_to: "{{ var('up_to') }}"
         """,
     )
     write(
@@ -104,3 +139,42 @@ def test_failing_model_reports_its_traceback_and_keeps_the_old_table(spark, proj
     assert spark.table(f"{SCHEMA}.squares").count() == 6
     tables = {row.tableName for row in spark.sql(f"show tables in {SCHEMA}").collect()}
     assert "squares__dbt_new" not in tables
+
+
+def run_incremental(project: Path, target: Path, up_to: int) -> dict[str, str]:
+    """`dbt run` of the two incremental models; {model: dbt's message}."""
+    run_dbt(
+        ["run", "--select", "squares_log", "squares_all"], project_dir=project, target_dir=target,
+        dbt_vars={"up_to": up_to}, env={"SYNC_LOGS_SCHEMA": SCHEMA},
+    )
+    results = json.loads((target / "dbt" / "run_results.json").read_text())["results"]
+    return {r["unique_id"].rsplit(".", 1)[1]: r["message"] for r in results}
+
+
+def test_incremental_python_model_writes_new_rows_once_and_nothing_when_none(
+    spark, warehouse, project, tmp_path
+):
+    def numbers(table):
+        return sorted(tuple(row) for row in spark.table(f"{SCHEMA}.{table}").collect())
+
+    def files(table):
+        folder = warehouse / f"{SCHEMA}.db" / table
+        return {p: p.stat().st_mtime_ns for p in folder.rglob("*.parquet")}
+
+    spark.sql(f"drop table if exists {SCHEMA}.squares_log")
+    spark.sql(f"drop table if exists {SCHEMA}.squares_all")
+    run_incremental(project, tmp_path / "first", 4)
+    messages = run_incremental(project, tmp_path / "more", 7)
+    expected = [(n, n % 2) for n in range(1, 8)]
+    assert numbers("squares_log") == expected  # a view read its own target: partitions replaced
+    assert numbers("squares_all") == expected  # no partitions: through a temporary table
+    assert messages["squares_log"] == "OK"
+    tables = {row.tableName for row in spark.sql(f"show tables in {SCHEMA}").collect()}
+    assert not {t for t in tables if t.endswith("__dbt_tmp")}, tables
+
+    before = files("squares_log")
+    messages = run_incremental(project, tmp_path / "nothing_new", 7)
+    assert messages["squares_log"] == "OK: no new rows, nothing written"
+    assert files("squares_log") == before
+    assert numbers("squares_log") == expected
+    assert numbers("squares_all") == expected

@@ -38,18 +38,24 @@ def marker(text: str) -> str:
 
 
 def scan(spark, schema: str, needles: list[str]) -> dict:
-    """{(table, column): [needles found]} over every column of every table and view."""
+    """{(table, column): [needles found]} over every column of every table and view: one
+    query per relation."""
     found = {}
     tables = [t.name for t in spark.catalog.listTables(schema)]
     assert tables, f"nothing to scan in {schema}"
     for table in tables:
         frame = spark.table(f"{schema}.{table}")
-        for column in frame.columns:
-            text = F.col(f"`{column}`").cast("string")
-            counts = frame.select(
-                *[F.count(F.when(text.contains(n), 1)).alias(str(i)) for i, n in enumerate(needles)]
-            ).first()
-            hits = [n for i, n in enumerate(needles) if counts[str(i)]]
+        counts = frame.select(
+            *[
+                F.count(F.when(F.col(f"`{column}`").cast("string").contains(n), 1)).alias(
+                    f"{c}_{i}"
+                )
+                for c, column in enumerate(frame.columns)
+                for i, n in enumerate(needles)
+            ]
+        ).first()
+        for c, column in enumerate(frame.columns):
+            hits = [n for i, n in enumerate(needles) if counts[f"{c}_{i}"]]
             if hits:
                 found[(table, column)] = hits
     return found

@@ -1,7 +1,10 @@
 """The Spark adapter, able to run dbt Python models in its own SparkSession."""
 
 
+from typing import Any
+
 from dbt.adapters.base import PythonJobHelper
+from dbt.adapters.contracts.connection import AdapterResponse
 from dbt.adapters.spark.impl import SparkAdapter
 
 from dbt.adapters.sparksession.connections import SparkSessionConnectionManager
@@ -18,3 +21,8 @@ class SparkSessionAdapter(SparkAdapter):
     @property
     def python_submission_helpers(self) -> dict[str, type[PythonJobHelper]]:
         return {**super().python_submission_helpers, "session": SessionPythonJobHelper}
+
+    def generate_python_submission_response(self, submission_result: Any) -> AdapterResponse:
+        if submission_result == "EMPTY":  # see py_create_temp_view
+            return AdapterResponse(_message="OK: no new rows, nothing written", code="EMPTY")
+        return super().generate_python_submission_response(submission_result)

@@ -15,7 +15,8 @@ class SessionPythonJobHelper(PythonJobHelper):
         model_path = parsed_model.get("original_file_path") or self.model_name
         self.code_name = f"{model_path} (compiled)"
 
-    def submit(self, compiled_code: str) -> None:
+    def submit(self, compiled_code: str) -> str | None:
+        """Runs the model; returns the code its epilogue left in `dbt_submission_code`, if any."""
         # Tracebacks then quote the lines that ran, model code first.
         lines = compiled_code.splitlines(keepends=True)
         linecache.cache[self.code_name] = (len(compiled_code), None, lines, self.code_name)
@@ -27,3 +28,4 @@ class SessionPythonJobHelper(PythonJobHelper):
             raise DbtRuntimeError(
                 f"Python model {self.model_name} failed:\n{traceback.format_exc()}"
             ) from error
+        return namespace.get("dbt_submission_code")
