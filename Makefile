@@ -21,7 +21,8 @@ demo: $(DEPS_STAMP)
 
 # The whole test suite: pytest (adapter, generator, Python models) and dbt builds on embedded Spark,
 # PostgreSQL (a throwaway server on 127.0.0.1, started here) and DuckDB; two pytest-xdist workers,
-# each with its own SparkSession, a whole test module at a time. Then the hand-made lake again on
+# each with its own SparkSession, a whole test module at a time (the modules that share
+# the consumer project's build together: tests/conftest.py). Then the hand-made lake again on
 # the newest supported Python (3.13), the package installed as users install it (test-newest-python).
 test: $(DEPS_STAMP)
 	bash tests/services/postgres.sh start
