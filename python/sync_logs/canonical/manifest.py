@@ -306,6 +306,8 @@ def build_manifest(
     # back. More (the first build of a large lake) stay in Spark and only their paths come.
     changed = changed.withColumn("last_modified_at", F.unix_micros("last_modified_at"))
     changed_rows = changed.limit(COLLECTED_RUNS + 1).collect()
+    if previous is not None and not changed_rows:  # nothing new: the build writes nothing
+        return previous.select(*OUTPUT_COLUMNS).limit(0)
     if len(changed_rows) <= COLLECTED_RUNS:
         changed = session.createDataFrame(changed_rows, changed.schema)
         paths = [row["metadata_path"] for row in changed_rows]
