@@ -27,7 +27,7 @@ demo: $(DEPS_STAMP)
 test: $(DEPS_STAMP)
 	bash tests/services/postgres.sh start
 	bash tests/services/chromium.sh
-	$(PY) -m pytest -n 2 --dist loadgroup tests
+	$(PY) -m pytest -n 2 --dist loadfile tests
 	bash tests/newest_python.sh
 
 # A fresh Python 3.13 venv (uv), the package installed non-editable with its base dependencies

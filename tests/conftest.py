@@ -1,9 +1,9 @@
 """One local SparkSession per test process; dbt runs in-process on it.
 
-`make test` runs two pytest-xdist workers (`--dist loadgroup`). Each worker is its own process
+`make test` runs two pytest-xdist workers (`--dist loadfile`). Each worker is its own process
 with its own SparkSession and warehouse folder, and runs whole test modules, so a module-scoped
-build runs once. The modules that use a session-scoped build (the consumer project's) form one
-group, so one worker builds it, once.
+build runs once. The modules that use the consumer project's session-scoped build go to one
+worker together, which builds it once.
 Builds of the same project, vars and target start from one saved dbt parse
 (`sync_logs.dbt_parse_cache`), shared by the workers.
 """
@@ -16,20 +16,26 @@ import pytest
 from sync_logs.dbt_parse_cache import CACHE_ENV
 from sync_logs.spark import local_session
 
-SESSION_BUILDS = ("consumer_build",)
+# The modules that use the consumer project's session-scoped build (tests/consumer/conftest.py).
+CONSUMER_BUILD_MODULES = frozenset(
+    f"tests/consumer/test_{name}.py"
+    for name in ("analyses", "consumer_project", "docs_coverage", "docs_site")
+)
 
 
-def pytest_collection_modifyitems(items):
-    """An xdist group per module (as `--dist loadfile` would make), except that the modules
-    using a session-scoped build share its group."""
-    groups = {}
-    for item in items:
-        module = item.nodeid.split("::", 1)[0]
-        shared = [name for name in SESSION_BUILDS if name in item.fixturenames]
-        if shared or module not in groups:
-            groups[module] = shared[0] if shared else module
-    for item in items:
-        item.add_marker(pytest.mark.xdist_group(groups[item.nodeid.split("::", 1)[0]]))
+def pytest_xdist_make_scheduler(config, log):
+    """`--dist loadfile`, except that the modules sharing the consumer build are one unit, so
+    that one worker builds it."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class ModuleScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = super()._split_scope(nodeid)
+            return "consumer_build" if module in CONSUMER_BUILD_MODULES else module
+
+    return ModuleScheduling(config, log)
 
 
 @pytest.fixture(scope="session", autouse=True)
