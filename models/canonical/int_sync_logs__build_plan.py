@@ -3,7 +3,8 @@ this build (`sync_logs.canonical.plan`).
 
 The committed runs come from `sync_runs`, read by name (identifier from the
 `committed_runs_identifier` config, same catalog and schema) rather than through `ref`, which
-would be a cycle.
+would be a cycle. When neither the stored plan nor the new one holds an action, the model
+returns the stored table, and nothing is written.
 """
 
 from sync_logs.canonical import plan, require_library
@@ -12,5 +13,8 @@ from sync_logs.canonical import plan, require_library
 def model(dbt, session):
     require_library(dbt.config.get("sync_logs_library"))
     relation = plan.sibling_relation(str(dbt.this), dbt.config.get("committed_runs_identifier"))
-    committed = plan.read_committed(session, relation)
-    return plan.build_plan(dbt.ref("int_sync_logs__run_manifest"), committed)
+    return plan.current_plan(
+        dbt.ref("int_sync_logs__run_manifest"),
+        plan.read_committed(session, relation),
+        previous=plan.read_stored(session, str(dbt.this)),
+    )

@@ -1,13 +1,16 @@
-"""int_sync_logs__run_manifest: one row per run folder ever seen (`sync_logs.canonical.manifest`).
+"""int_sync_logs__run_manifest: the lake's inventory, one row per folder ever listed: run folders
+with their metadata and inspected record batches, fact folders with their rows
+(`sync_logs.canonical.manifest`).
 
-Incremental (insert_overwrite by sync_id): rows of new or changed run folders, and the
-unchanged rows of the syncs they touch.
+Incremental (insert_overwrite by sync_id): the folders whose listing changed, and the other rows
+of their syncs; nothing when no folder changed.
 """
 
-from sync_logs.canonical import manifest, require_library
+from sync_logs.canonical import lake, manifest, require_library
 
 
 def model(dbt, session):
     require_library(dbt.config.get("sync_logs_library"))
     previous = session.table(str(dbt.this)) if dbt.is_incremental else None
-    return manifest.build_manifest(session, dbt.ref("int_sync_logs__lake_files"), previous)
+    listing = lake.lake_files(session, dbt.config.get("raw_root"))
+    return manifest.build_manifest(session, listing, previous)

@@ -150,7 +150,7 @@ COMPARED_TABLES = [
     "destinations",
     "destination_objects",
 ]
-BUILD_TIME_COLUMNS = LOAD_TIME_COLUMNS | {"inspected_at", "manifest_updated_at"}
+BUILD_TIME_COLUMNS = LOAD_TIME_COLUMNS | {"inspected_at", "manifest_updated_at", "listed_at"}
 
 
 def emptied_lake(lake) -> None:

@@ -35,7 +35,7 @@ def build_plan(spark):
             (10, 6, t(6), 1, True),  # new
             (20, 7, t(7), 1, True),  # unchanged sync
             (30, 8, t(8), 1, True),  # new sync
-            (30, None, None, None, False),  # a bad folder name: no run id, never planned
+            (30, None, None, None, None),  # not a run folder (is_valid null): never planned
         ],
         MANIFEST_SCHEMA,
     )
@@ -78,3 +78,16 @@ def test_in_order_runs_touch_nothing_but_themselves(spark):
     )
     planned = plan_rules.planned_runs(plan_rules.build_plan(manifest, committed))
     assert [(row["sync_run_id"], row["action"]) for row in planned.collect()] == [(2, "load")]
+
+
+def test_the_stored_plan_stays_while_no_plan_holds_an_action(spark, build_plan):
+    runs = spark.createDataFrame([(10, 1, t(1), 1, True)], MANIFEST_SCHEMA)
+    committed = spark.createDataFrame([(10, 1, t(1), 1)], plan_rules.COMMITTED_SCHEMA)
+    idle = plan_rules.build_plan(runs, committed)
+    # after a build with actions, the first idle plan is written
+    assert plan_rules.current_plan(runs, committed, build_plan).collect() == idle.collect()
+    # then the stored plan stays as it is: the model returns the table itself
+    assert plan_rules.current_plan(runs, committed, idle) is idle
+    # until a plan holds an action again
+    new_run = runs.unionByName(spark.createDataFrame([(10, 2, t(2), 1, True)], MANIFEST_SCHEMA))
+    assert plan_rules.planned_runs(plan_rules.current_plan(new_run, committed, idle)).count() == 1

@@ -11,8 +11,8 @@ def parse(target_dir, raw_root):
     run_dbt(["parse"], target_dir=target_dir, dbt_vars={"raw_root": raw_root})
     log = (target_dir / "logs" / "dbt.log").read_text()
     manifest = json.loads((target_dir / "dbt" / "manifest.json").read_text())
-    lake_files = manifest["nodes"]["model.sync_logs.int_sync_logs__lake_files"]
-    return log, lake_files["config"]["raw_root"]
+    run_manifest = manifest["nodes"]["model.sync_logs.int_sync_logs__run_manifest"]
+    return log, run_manifest["config"]["raw_root"]
 
 
 def test_saved_parse_is_reused_only_for_the_same_vars(tmp_path, monkeypatch):

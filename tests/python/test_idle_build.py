@@ -6,7 +6,7 @@ import pytest
 from pyspark.sql import functions as F
 
 from handmade_lake import at, write_run
-from sync_logs.canonical import changelog, inspection, payloads, runs, snapshot
+from sync_logs.canonical import changelog, payloads, runs, snapshot
 from sync_logs.canonical import lake as lake_listing
 from sync_logs.canonical import manifest as manifest_rules
 from sync_logs.canonical.plan import PLANNED_COLUMNS
@@ -79,26 +79,16 @@ def test_runs_write_nothing(spark, empty_plan, failing):
     assert known_empty(result)
 
 
-def test_record_files_write_nothing(spark, empty_plan, failing):
-    previous = spark.table(previous_table(spark, "idle_files", "sync_id bigint, path string"))
-    result = inspection.loaded_record_files(spark, failing, failing, empty_plan, previous)
-    assert known_empty(result)
-
-
 def test_manifest_writes_nothing_when_no_run_folder_changed(spark, tmp_path):
     for run in (100, 101):
         write_run(tmp_path, 1, 10, run, at(run))
-    listing = lake_listing.classify_files(
-        lake_listing.list_area(spark, str(tmp_path), "sync_tracking_datasets")
-    )
+    listing = lake_listing.lake_files(spark, str(tmp_path))
     first = manifest_rules.build_manifest(spark, listing, None).localCheckpoint()
     assert first.count() == 2
 
     assert known_empty(manifest_rules.build_manifest(spark, listing, first))
     write_run(tmp_path, 1, 10, 102, at(102))
-    relisted = lake_listing.classify_files(
-        lake_listing.list_area(spark, str(tmp_path), "sync_tracking_datasets")
-    )
+    relisted = lake_listing.lake_files(spark, str(tmp_path))
     changed = manifest_rules.build_manifest(spark, relisted, first)
     # the new run, and the unchanged rows of the sync it touches
     assert sorted(row["sync_run_id"] for row in changed.collect()) == [100, 101, 102]

@@ -3,7 +3,7 @@ unit and the spec's text forms, optional columns, stable tie-breaks, safe casts 
 Expected values are written out by hand next to each input."""
 
 import io
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -269,6 +269,36 @@ def test_two_rows_of_one_id_in_a_fact_file_the_last_row_wins(spark):
     rows = spark.createDataFrame([row(1, "second"), row(0, "first")], FACT_ROWS)
     got = object_rules.from_fact_files(rows).select("id", "name").collect()
     assert [tuple(r) for r in got] == [(8, "second")]
+
+
+MANIFEST_OF_OBJECTS = (
+    "is_valid boolean, org_id bigint, sync_id bigint, sync_run_id bigint, "
+    "sync_run_started_at timestamp, model_id bigint, source_object_id bigint, "
+    "source_object_name string, destination_id bigint, destination_type string, "
+    "destination_object_id bigint, destination_object_type string, "
+    "destination_object_name string, listed_at timestamp"
+)
+
+
+def test_objects_stay_as_they_are_until_the_manifest_is_written_again(spark):
+    facts = spark.createDataFrame(
+        [("destinations", 1, 8, "X::Connection", "SF", *[None] * 4, "m/1/d.parquet", T0, 0,
+          "row", None)],
+        FACT_ROWS,
+    )
+
+    def manifest(listed_at):
+        return spark.createDataFrame([(False, *[None] * 12, listed_at)], MANIFEST_OF_OBJECTS)
+
+    listed = datetime(2026, 10, 2, 6, 0)  # naive: as collected
+    stored = object_rules.current_objects(facts, manifest(listed), None).localCheckpoint()
+    assert [(r["id"], r["name"], r["manifest_listed_at"]) for r in stored.collect()] == [
+        (8, "SF", listed)
+    ]
+    assert object_rules.current_objects(facts, manifest(listed), stored) is stored
+    later = listed + timedelta(minutes=1)
+    again = object_rules.current_objects(facts, manifest(later), stored)
+    assert [r["manifest_listed_at"] for r in again.collect()] == [later]
 
 
 # --- 6. bad values never fail the build ----------------------------------------------------

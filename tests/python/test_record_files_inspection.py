@@ -158,18 +158,3 @@ def test_zoneless_and_text_timestamps_are_read_with_their_type():
 def test_all_null_column_is_read_as_absent():
     table = records(2).append_column("sync_run_id", pa.nulls(2))
     assert inspection.inspect_file(parquet_bytes(table), EXPECTED) == (2, FULL_SCHEMA, None, None)
-
-
-def test_an_incremental_build_keeps_the_other_runs_of_the_syncs_it_loads(spark):
-    schema = "path string, sync_id bigint, sync_run_id bigint, num_rows bigint"
-    previous = spark.createDataFrame(
-        [("s1/r1/a", 1, 1, 5), ("s1/r2/old", 1, 2, 7), ("s2/r1/a", 2, 1, 3)], schema
-    )
-    fresh = spark.createDataFrame([("s1/r2/new", 1, 2, 9)], schema)
-    loaded_runs = spark.createDataFrame([(1, 2)], "sync_id bigint, sync_run_id bigint")
-    written = inspection.with_other_runs(fresh, previous, loaded_runs)
-    # sync 2 is not loaded: its partition is not written, so it keeps its rows
-    assert sorted(tuple(row) for row in written.collect()) == [
-        ("s1/r1/a", 1, 1, 5),
-        ("s1/r2/new", 1, 2, 9),
-    ]

@@ -4,11 +4,9 @@ import json
 from datetime import datetime
 
 import pytest
-from pyspark.sql import functions as F
 
-from handmade_lake import at, write_run
 from sync_logs.canonical import lake as lake_listing
-from sync_logs.canonical import manifest as manifest_rules
+from sync_logs.canonical import metadata as metadata_rules
 
 RUN_SCHEMA = (
     "org_id bigint, sync_id bigint, sync_run_id bigint, metadata_path string, metadata_text string"
@@ -85,7 +83,7 @@ EXPECTED_CANONICAL = (
 
 def parse(spark, text, path="lake/42/1203/880117/metadata.json", ids=(42, 1203, 880117)):
     frame = spark.createDataFrame([(*ids, path, text)], RUN_SCHEMA)
-    return manifest_rules.parse_metadata(frame).select(*PARSED).collect()[0]
+    return metadata_rules.parse_metadata(frame).select(*PARSED).collect()[0]
 
 
 def camel(doc):
@@ -335,36 +333,3 @@ def test_lake_files_classification(spark):
             "file at the wrong folder depth (expected metadata/<org_id>/<file>)",
         ),
     ]
-
-
-def test_many_changed_runs_stay_in_spark(spark, tmp_path, monkeypatch):
-    """Past COLLECTED_RUNS new run folders only their paths come to the driver: same rows, and
-    last_modified_at is the folder's newest file either way."""
-    for run in (100, 101, 102):
-        write_run(tmp_path, 1, 10, run, at(run))
-    listing = lake_listing.classify_files(
-        lake_listing.list_area(spark, str(tmp_path), "sync_tracking_datasets")
-    )
-    newest = {
-        r["sync_run_id"]: r["newest"]
-        for r in listing.groupBy("sync_run_id")
-        .agg(F.max("modification_time").alias("newest"))
-        .collect()
-    }
-    stable = [
-        c
-        for c in manifest_rules.OUTPUT_COLUMNS
-        if c not in ("manifest_version", "manifest_updated_at")
-    ]
-
-    def built():
-        rows = manifest_rules.build_manifest(spark, listing, None).select(*stable).collect()
-        return sorted(rows, key=lambda r: r["sync_run_id"])
-
-    collected = built()
-    monkeypatch.setattr(manifest_rules, "COLLECTED_RUNS", 2)
-    in_spark = built()
-    assert [r["sync_run_id"] for r in collected] == [100, 101, 102]
-    assert all(r["is_valid"] for r in collected)
-    assert {r["sync_run_id"]: r["last_modified_at"] for r in collected} == newest
-    assert in_spark == collected

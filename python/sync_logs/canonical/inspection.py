@@ -8,8 +8,8 @@ columns of every row group (a corrupt page fails here, not later in Spark's read
 a record batch's optional `sync_configuration_id` / `sync_run_id` columns against its folder.
 Valid files are then read natively by Spark, grouped by the `read_schema` found here.
 
-`int_sync_logs__record_files` keeps one row per record batch of every loaded run: a build
-inspects only the files of the runs it loads.
+The manifest keeps the inspection of a valid run's record batches (`record_files`) until its
+loadable files change: a build inspects only the files of the runs it loads.
 """
 
 from collections.abc import Iterator
@@ -18,8 +18,6 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
-
-from sync_logs.canonical.plan import touched_sync_ids
 
 # Spark refuses to read parquet TIMESTAMP(NANOS) as a timestamp, but reads its int64 when asked
 # for a bigint (no session setting needed); the record reader turns those nanoseconds since the
@@ -241,78 +239,3 @@ def inspect_files(session: SparkSession, files: DataFrame, contract: FileContrac
     return contents.join(F.broadcast(files), "path").mapInArrow(
         file_inspector(contract), INSPECTION_SCHEMA
     )
-
-
-def record_files(session: SparkSession, lake_files: DataFrame, runs: DataFrame) -> DataFrame:
-    """`int_sync_logs__record_files` rows of the record batches of `runs`, inspected."""
-    batches = (
-        lake_files.filter((F.col("file_kind") == "record_batch") & F.col("problem").isNull())
-        .drop("problem")
-        .join(
-            runs.select("org_id", "sync_id", "sync_run_id", "manifest_version"),
-            ["org_id", "sync_id", "sync_run_id"],
-        )
-    )
-    expected = batches.select(
-        "path",
-        F.col("sync_id").alias("expected_sync_id"),
-        F.col("sync_run_id").alias("expected_sync_run_id"),
-    )
-    inspected = inspect_files(session, expected, RECORD_BATCH)
-    return batches.join(inspected, "path", "left").select(
-        "org_id",
-        "path",
-        "file_name",
-        "batch_type",
-        "batch_number",
-        "length",
-        "modification_time",
-        "num_rows",
-        "read_schema",
-        "extra_columns",
-        "missing_columns",
-        F.coalesce(
-            F.col("problem"),
-            F.when(F.col("length") == 0, F.lit("empty file (0 bytes)")),
-            F.when(F.col("num_rows").isNull(), F.lit("file not read")),
-        ).alias("problem"),
-        F.coalesce(F.col("problem"), F.when(F.col("num_rows").isNull(), F.lit("x")))
-        .isNull()
-        .alias("is_loaded"),
-        "manifest_version",
-        F.current_timestamp().alias("inspected_at"),
-        "sync_id",
-        "sync_run_id",
-    )
-
-
-def loaded_record_files(
-    session: SparkSession,
-    lake_files: DataFrame,
-    runs: DataFrame,
-    plan: DataFrame,
-    previous: DataFrame | None,
-) -> DataFrame:
-    """`int_sync_logs__record_files` rows a build writes: the files of `runs` inspected and, with
-    `previous` (the table, when incremental), the other rows of the syncs `plan` touches."""
-    if previous is None:
-        return record_files(session, lake_files, runs)
-    if not touched_sync_ids(plan):  # nothing new: the build writes nothing
-        return previous.limit(0)
-    return with_other_runs(record_files(session, lake_files, runs), previous, runs, plan)
-
-
-def with_other_runs(
-    fresh: DataFrame, previous: DataFrame, runs: DataFrame, plan: DataFrame | None = None
-) -> DataFrame:
-    """`fresh` plus the rows of `previous` of the same syncs whose run is not in `runs`; with
-    `plan` (`int_sync_logs__build_plan`): of the syncs it touches, less its cleared runs."""
-    run = ["sync_id", "sync_run_id"]
-    touched = runs if plan is None else plan
-    kept = previous.join(touched.select("sync_id").distinct(), "sync_id", "left_semi").join(
-        runs.select(*run), run, "left_anti"
-    )
-    if plan is not None:
-        kept = kept.join(plan.filter(F.col("action") == "clear").select(*run), run, "left_anti")
-    return fresh.unionByName(kept.select(*fresh.columns))
-

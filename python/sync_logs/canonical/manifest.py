@@ -1,270 +1,49 @@
-"""The run manifest: one row per run folder ever seen, its fingerprint, parsed metadata.json
-and validity (`int_sync_logs__run_manifest`).
+"""The run manifest (`int_sync_logs__run_manifest`): the lake's inventory, one row per folder
+ever listed, keyed by `folder_key` (the area and the ids its path names).
 
-A build fingerprints every run folder from the listing (names, sizes and modification times of
-metadata.json and record files), compares with the stored fingerprint, and parses metadata.json
-only for run folders that are new or changed (Census rewrites a run folder while the sync is in
-progress: a changed fingerprint means the run is reloaded). Rows new or changed in a build
-carry that build's `manifest_version`, a number that grows from build to build (the build's
-start time in microseconds). Nothing is written when no run folder is new or changed.
+- A run folder (`sync_tracking_datasets/<org>/<sync>/<run>`, integer names): the fingerprint of
+  its loadable files, its parsed metadata.json and validity (`metadata`) and, when valid, its
+  inspected record batches (`record_files`, by `inspection`). `is_valid` is null on every
+  other row.
+- An org's fact folder (`metadata/<org>`): the rows of its fact files (`fact_rows`, read by
+  `objects.read_facts`).
+- Any other folder that holds files: stray, misplaced, badly named or hidden ones.
+
+`files` is what the folder holds now, classified (`lake`): empty once the folder has left the
+lake. The row stays: a run's history outlives its folder.
+
+A build lists the lake and writes the folders whose listing changed (`listing_fingerprint`),
+with the other rows of their syncs (the table is partitioned by sync_id), and nothing when no
+folder changed. A run folder whose loadable files changed (`fingerprint`) gets a new
+`manifest_version` (the build's start in microseconds: it grows from build to build): its
+metadata.json is parsed and its record batches are inspected again, and the plan reloads it.
+Any other run folder keeps its version, metadata and inspection.
 """
+
+import hashlib
 
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from sync_logs.canonical.values import parse_utc_timestamp, try_cast
+from sync_logs.canonical.inspection import RECORD_BATCH, inspect_files
+from sync_logs.canonical.lake import FACT_AREA, LAKE_FILE_COLUMNS, RUN_AREA
+from sync_logs.canonical.metadata import parse_metadata, read_metadata_texts
+from sync_logs.canonical.objects import FACT_ROW_COLUMNS, FACT_ROWS_TYPE, read_facts
 
-# Canonical metadata.json field -> accepted alternative spellings (each also in camelCase).
-
-FIELD_ALIASES = {
-    "organization_id": [],
-    "workspace_id": [],
-    "sync_id": ["sync_configuration_id"],
-    "sync_run_id": [],
-    "sync_run_started_at": [],
-    "sync_run_finished_at": ["completed_at"],
-    "sync_run_status": [],
-    "sync_run_error": [],
-    "behavior": [],
-    "primary_key": [],
-    "source": [],
-    "destination": [],
-    "model_name": [],
-    "model_id": [],
-    "split_group": [],
-    "record_payload_schema": [],
-}
-REQUIRED_FIELDS = ["organization_id", "sync_id", "sync_run_id", "sync_run_started_at"]
-SOURCE_FIELDS = ["type", "id", "object_id", "object_name"]
-DESTINATION_FIELDS = ["type", "id", "object_id", "object_type", "object_name"]
 RUN_KEY = ["org_id", "sync_id", "sync_run_id"]
-COLLECTED_RUNS = 50_000
-METADATA_TEXT_SCHEMA = "metadata_path string, metadata_text string"
-
-
-def camel_case(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part.capitalize() for part in rest)
-
-
-def spellings(name: str, aliases: list[str]) -> list[str]:
-    """Every accepted key for a field, in priority order: canonical first."""
-    names = [name, *aliases]
-    keys: list[str] = []
-    for candidate in names:
-        for key in (candidate, camel_case(candidate)):
-            if key not in keys:
-                keys.append(key)
-    return keys
-
-
-KNOWN_KEYS = sorted({key for name, al in FIELD_ALIASES.items() for key in spellings(name, al)})
-
-
-def safe_json_object(text: Column) -> Column:
-    """map<string,string> of a JSON object's top-level keys; null when not a JSON object.
-
-    Nested values come back as their JSON text. Objects with a key written twice are treated
-    as not parseable (Spark's maps refuse duplicate keys).
-    """
-    keys = F.json_object_keys(text)
-    return F.when(
-        keys.isNotNull() & (F.size(keys) == F.size(F.array_distinct(keys))),
-        F.from_json(text, "map<string,string>"),
-    )
-
-
-def pick(fields: Column, name: str, aliases: list[str] | None = None) -> Column:
-    return F.coalesce(*[fields.getItem(key) for key in spellings(name, aliases or [])])
-
-
-def fingerprint_runs(lake_files: DataFrame) -> DataFrame:
-    """One row per well-formed run folder with the fingerprint of its loadable files."""
-    files = lake_files.filter(
-        (F.col("area") == "sync_tracking_datasets")
-        & F.col("org_id").isNotNull()
-        & F.col("sync_id").isNotNull()
-        & F.col("sync_run_id").isNotNull()
-        & (F.col("depth") == 4)
-        & (F.col("file_kind") != "hidden")
-    )
-    if "folder_conflict" not in files.columns:
-        files = files.withColumn("folder_conflict", F.lit(None).cast("string"))
-    loadable = F.col("file_kind").isin("run_metadata", "record_batch")
-    entry = F.concat_ws(
-        "|",
-        F.col("file_name"),
-        F.col("length").cast("string"),
-        F.unix_micros(F.col("modification_time")).cast("string"),
-    )
-    # Two folders naming this run (`880117` and `0880117`, or their sync or org folders):
-    # the conflict is part of the fingerprint (the run is parsed again when it appears or goes)
-    # and makes the run invalid. Without one, the fingerprint is the loadable files' alone.
-    conflict = F.min("folder_conflict")
-    return files.groupBy(*RUN_KEY).agg(
-        F.min("folder_path").alias("run_folder"),
-        F.sha2(
-            F.concat_ws(
-                "\n",
-                F.array_join(F.array_sort(F.collect_list(F.when(loadable, entry))), "\n"),
-                conflict,
-            ),
-            256,
-        ).alias("fingerprint"),
-        conflict.alias("folder_conflict"),
-        F.max(F.when(F.col("file_kind") == "run_metadata", F.col("path"))).alias("metadata_path"),
-        F.count(F.when(F.col("file_kind") == "record_batch", 1)).alias("record_file_count"),
-        F.coalesce(F.sum(F.when(F.col("file_kind") == "record_batch", F.col("length"))), F.lit(0))
-        .cast("bigint")
-        .alias("record_bytes"),
-        F.max("modification_time").alias("last_modified_at"),
-    )
-
-
-def changed_runs(current: DataFrame, previous: DataFrame | None) -> DataFrame:
-    """Run folders that are new, or whose fingerprint differs from the stored one."""
-    if previous is None:
-        return current
-    stored = previous.select(*RUN_KEY, F.col("fingerprint").alias("stored_fingerprint"))
-    return (
-        current.join(stored, RUN_KEY, "left")
-        .filter(
-            F.col("stored_fingerprint").isNull()
-            | (F.col("stored_fingerprint") != F.col("fingerprint"))
-        )
-        .drop("stored_fingerprint")
-    )
-
-
-def read_metadata_texts(session: SparkSession, paths: list[str]) -> DataFrame:
-    """Whole text of each metadata.json, keyed by its path as listed."""
-    if not paths:
-        return session.createDataFrame([], METADATA_TEXT_SCHEMA)
-    texts = session.read.text(paths, wholetext=True)
-    # _metadata.file_path is URI-encoded; the listing's path is not ('+' stays literal).
-    decoded = F.expr("url_decode(regexp_replace(_metadata.file_path, '[+]', '%2B'))")
-    return texts.select(decoded.alias("metadata_path"), F.col("value").alias("metadata_text"))
-
-
-def parse_metadata(runs: DataFrame) -> DataFrame:
-    """Normalised metadata columns, unknown keys, validity and quarantine reason."""
-    fields = F.col("_fields")
-    source = F.col("_source")
-    destination = F.col("_destination")
-    # Parsed once each, in their own projections, so the JSON is not parsed per field.
-    parsed = (
-        runs.withColumn("_fields", safe_json_object(F.col("metadata_text")))
-        .withColumn("_source", safe_json_object(pick(fields, "source")))
-        .withColumn("_destination", safe_json_object(pick(fields, "destination")))
-    )
-
-    def as_bigint(value: Column) -> Column:
-        return try_cast(value, "bigint")
-
-    columns = {
-        "meta_organization_id": as_bigint(pick(fields, "organization_id")),
-        "workspace_id": as_bigint(pick(fields, "workspace_id")),
-        "meta_sync_id": as_bigint(pick(fields, "sync_id", ["sync_configuration_id"])),
-        "meta_sync_run_id": as_bigint(pick(fields, "sync_run_id")),
-        "sync_run_started_at": parse_utc_timestamp(pick(fields, "sync_run_started_at")),
-        "sync_run_finished_at": parse_utc_timestamp(
-            pick(fields, "sync_run_finished_at", ["completed_at"])
-        ),
-        "sync_run_status": pick(fields, "sync_run_status"),
-        "sync_run_error": pick(fields, "sync_run_error"),
-        "behavior": pick(fields, "behavior"),
-        "primary_key": pick(fields, "primary_key"),
-        "model_name": pick(fields, "model_name"),
-        "model_id": as_bigint(pick(fields, "model_id")),
-        "split_group": pick(fields, "split_group"),
-        "record_payload_schema": pick(fields, "record_payload_schema"),
-        "source_type": pick(source, "type"),
-        "source_id": as_bigint(pick(source, "id")),
-        "source_object_id": as_bigint(pick(source, "object_id")),
-        "source_object_name": pick(source, "object_name"),
-        "destination_type": pick(destination, "type"),
-        "destination_id": as_bigint(pick(destination, "id")),
-        "destination_object_id": as_bigint(pick(destination, "object_id")),
-        "destination_object_type": pick(destination, "object_type"),
-        "destination_object_name": pick(destination, "object_name"),
-        "unknown_keys": F.array_sort(
-            F.array_except(F.map_keys(fields), F.array(*[F.lit(k) for k in KNOWN_KEYS]))
-        ),
-    }
-    for name, column in columns.items():
-        parsed = parsed.withColumn(name, column)
-
-    missing = F.array_compact(
-        F.array(
-            *[
-                F.when(pick(fields, name, FIELD_ALIASES[name]).isNull(), F.lit(name))
-                for name in REQUIRED_FIELDS
-            ]
-        )
-    )
-    unparseable = F.array_compact(
-        F.array(
-            F.when(F.col("meta_organization_id").isNull(), F.lit("organization_id")),
-            F.when(F.col("meta_sync_id").isNull(), F.lit("sync_id")),
-            F.when(F.col("meta_sync_run_id").isNull(), F.lit("sync_run_id")),
-            F.when(F.col("sync_run_started_at").isNull(), F.lit("sync_run_started_at")),
-        )
-    )
-
-    def contradiction(label: str, meta: str, folder: str) -> Column:
-        return F.when(
-            F.col(meta) != F.col(folder),
-            F.concat(
-                F.lit(f"metadata.json {label} "),
-                F.col(meta).cast("string"),
-                F.lit(" contradicts the folder's "),
-                F.col(folder).cast("string"),
-            ),
-        )
-
-    conflict = (
-        F.col("folder_conflict")
-        if "folder_conflict" in runs.columns
-        else F.lit(None).cast("string")
-    )
-    reason = F.coalesce(
-        conflict,
-        F.when(F.col("metadata_path").isNull(), F.lit("metadata.json is missing")),
-        F.when(
-            F.col("metadata_text").isNull() | fields.isNull(),
-            F.lit("metadata.json is not a JSON object"),
-        ),
-        F.when(
-            F.size(missing) > 0,
-            F.concat(F.lit("metadata.json lacks required field(s): "), F.array_join(missing, ", ")),
-        ),
-        F.when(
-            F.size(unparseable) > 0,
-            F.concat(
-                F.lit("metadata.json has unparseable value(s) (integer / ISO-8601 expected): "),
-                F.array_join(unparseable, ", "),
-            ),
-        ),
-        contradiction("organization_id", "meta_organization_id", "org_id"),
-        contradiction("sync_id", "meta_sync_id", "sync_id"),
-        contradiction("sync_run_id", "meta_sync_run_id", "sync_run_id"),
-    )
-    return (
-        parsed.withColumn("invalid_reason", reason)
-        .withColumn("is_valid", F.col("invalid_reason").isNull())
-        .drop("_fields", "_source", "_destination")
-    )
-
-
-OUTPUT_COLUMNS = [
-    "org_id",
-    "sync_run_id",
+FOLDER_COLUMNS = ["folder_key", "area", *RUN_KEY]
+# The fingerprint of a folder that holds no file (any more).
+EMPTY_LISTING = hashlib.sha256(b"").hexdigest()
+# What a run folder's listing tells of its loadable files (null on other folders).
+RUN_LISTING_COLUMNS = [
     "run_folder",
     "fingerprint",
     "metadata_path",
     "record_file_count",
     "record_bytes",
     "last_modified_at",
+]
+PARSED_COLUMNS = [
     "is_valid",
     "invalid_reason",
     "unknown_keys",
@@ -289,45 +68,272 @@ OUTPUT_COLUMNS = [
     "destination_object_type",
     "destination_object_name",
     "metadata_text",
-    "manifest_version",
-    "manifest_updated_at",
+]
+# What a run keeps until its loadable files change.
+VERSION_COLUMNS = [*PARSED_COLUMNS, "manifest_version", "manifest_updated_at", "record_files"]
+LISTING_COLUMNS = ["listing_fingerprint", "files", "fact_rows", "listed_at"]
+OUTPUT_COLUMNS = [
+    "folder_key",
+    "area",
+    "org_id",
+    "sync_run_id",
+    *RUN_LISTING_COLUMNS,
+    *VERSION_COLUMNS,
+    *LISTING_COLUMNS,
     "sync_id",
 ]
+# One inspected record batch of a valid run (`int_sync_logs__record_files`).
+RECORD_FILE_FIELDS = [
+    "path",
+    "file_name",
+    "batch_type",
+    "batch_number",
+    "length",
+    "modification_time",
+    "num_rows",
+    "read_schema",
+    "extra_columns",
+    "missing_columns",
+    "problem",
+    "is_loaded",
+]
+
+
+def folder_key() -> Column:
+    """`area/org_id/sync_id/sync_run_id`, an id left empty where the path names none."""
+    ids = [F.coalesce(F.col(name).cast("string"), F.lit("")) for name in RUN_KEY]
+    return F.concat_ws("/", F.col("area"), *ids)
+
+
+def list_folders(lake_files: DataFrame) -> DataFrame:
+    """One row per folder of the listing (`lake.lake_files`): its files, the fingerprint of its
+    listing and, for a run folder, what its loadable files tell (`RUN_LISTING_COLUMNS`)."""
+    in_run = (
+        (F.col("area") == RUN_AREA)
+        & F.col("org_id").isNotNull()
+        & F.col("sync_id").isNotNull()
+        & F.col("sync_run_id").isNotNull()
+        & (F.col("depth") == 4)
+        & (F.col("file_kind") != "hidden")
+    )
+    batch = in_run & (F.col("file_kind") == "record_batch")
+    loadable = batch | (in_run & (F.col("file_kind") == "run_metadata"))
+
+    def entry(name: str) -> Column:
+        micros = F.unix_micros(F.col("modification_time")).cast("string")
+        return F.concat_ws("|", F.col(name), F.col("length").cast("string"), micros)
+
+    # Two folders naming this run (`880117` and `0880117`, or their sync or org folders): the
+    # conflict is part of the fingerprint (the run is parsed again when it appears or goes)
+    # and makes the run invalid. Without one, the fingerprint is the loadable files' alone.
+    conflict = F.min(F.when(in_run, F.col("folder_conflict")))
+    folders = (
+        lake_files.withColumn("folder_key", folder_key())
+        .groupBy(*FOLDER_COLUMNS)
+        .agg(
+            F.max(in_run).alias("is_run_folder"),
+            F.min(F.when(in_run, F.col("folder_path"))).alias("run_folder"),
+            F.sha2(
+                F.concat_ws(
+                    "\n",
+                    F.array_join(
+                        F.array_sort(F.collect_list(F.when(loadable, entry("file_name")))), "\n"
+                    ),
+                    conflict,
+                ),
+                256,
+            ).alias("fingerprint"),
+            conflict.alias("folder_conflict"),
+            F.max(F.when(in_run & (F.col("file_kind") == "run_metadata"), F.col("path"))).alias(
+                "metadata_path"
+            ),
+            F.count(F.when(batch, 1)).alias("record_file_count"),
+            F.coalesce(F.sum(F.when(batch, F.col("length"))), F.lit(0))
+            .cast("bigint")
+            .alias("record_bytes"),
+            F.max(F.when(in_run, F.col("modification_time"))).alias("last_modified_at"),
+            F.sha2(F.array_join(F.array_sort(F.collect_list(entry("path"))), "\n"), 256).alias(
+                "listing_fingerprint"
+            ),
+            F.array_sort(F.collect_list(F.struct(*LAKE_FILE_COLUMNS))).alias("files"),
+        )
+    )
+    run_only = {
+        name: F.when(F.col("is_run_folder"), F.col(name))
+        for name in [*RUN_LISTING_COLUMNS, "folder_conflict"]
+    }
+    return folders.withColumns(run_only)
+
+
+def record_files_of(session: SparkSession, runs: DataFrame) -> DataFrame:
+    """`record_files` per folder_key of the valid `runs`: their record batches, inspected."""
+    batches = runs.filter(F.col("is_valid")).select(
+        "folder_key",
+        F.col("sync_id").alias("expected_sync_id"),
+        F.col("sync_run_id").alias("expected_sync_run_id"),
+        F.inline("files"),
+    )
+    batches = batches.filter((F.col("file_kind") == "record_batch") & F.col("problem").isNull())
+    inspected = inspect_files(
+        session, batches.select("path", "expected_sync_id", "expected_sync_run_id"), RECORD_BATCH
+    ).withColumnRenamed("problem", "inspection_problem")
+    files = batches.drop("problem").join(inspected, "path", "left")
+    problem = F.coalesce(
+        F.col("inspection_problem"),
+        F.when(F.col("length") == 0, F.lit("empty file (0 bytes)")),
+        F.when(F.col("num_rows").isNull(), F.lit("file not read")),
+    )
+    described = files.withColumn("problem", problem).withColumn(
+        "is_loaded", F.col("problem").isNull()
+    )
+    return described.groupBy("folder_key").agg(
+        F.array_sort(F.collect_list(F.struct(*RECORD_FILE_FIELDS))).alias("record_files")
+    )
+
+
+def fact_rows_of(session: SparkSession, folders: DataFrame) -> DataFrame:
+    """`fact_rows` per folder_key of the fact folders among `folders`: their fact files' rows."""
+    fact_files = (
+        folders.filter(F.col("area") == FACT_AREA)
+        .select("folder_key", F.inline("files"))
+        .filter((F.col("file_kind") == "fact") & F.col("problem").isNull())
+    )
+    facts = read_facts(session, fact_files)
+    return (
+        facts.join(fact_files.select("path", "folder_key"), "path")
+        .groupBy("folder_key")
+        .agg(F.array_sort(F.collect_list(F.struct(*FACT_ROW_COLUMNS))).alias("fact_rows"))
+    )
+
+
+def typed_nulls(names: list[str], like: DataFrame) -> list[Column]:
+    return [F.lit(None).cast(like.schema[name].dataType).alias(name) for name in names]
+
+
+def empty_array(name: str, like: DataFrame) -> Column:
+    return F.array().cast(like.schema[name].dataType)
 
 
 def build_manifest(
     session: SparkSession, lake_files: DataFrame, previous: DataFrame | None
 ) -> DataFrame:
-    """Rows to write: new/changed runs, plus the unchanged rows of the syncs they touch."""
-    changed = changed_runs(fingerprint_runs(lake_files), previous)
-    # Up to COLLECTED_RUNS new or changed run folders (every incremental build) come to the
-    # driver once, so the listing is not fingerprinted again for the rows to write. The time
-    # travels as microseconds: a Python datetime is local wall time, ambiguous where clocks go
-    # back. More (the first build of a large lake) stay in Spark and only their paths come.
-    changed = changed.withColumn("last_modified_at", F.unix_micros("last_modified_at"))
-    changed_rows = changed.limit(COLLECTED_RUNS + 1).collect()
-    if previous is not None and not changed_rows:  # nothing new: the build writes nothing
-        return previous.select(*OUTPUT_COLUMNS).limit(0)
-    if len(changed_rows) <= COLLECTED_RUNS:
-        changed = session.createDataFrame(changed_rows, changed.schema)
-        paths = [row["metadata_path"] for row in changed_rows]
-    else:
-        paths = [row["metadata_path"] for row in changed.select("metadata_path").collect()]
-    changed = changed.withColumn("last_modified_at", F.timestamp_micros("last_modified_at"))
-    paths = [path for path in paths if path is not None]
-    texts = read_metadata_texts(session, paths)
-    fresh = (
-        parse_metadata(changed.join(texts, "metadata_path", "left"))
-        .withColumn("manifest_version", F.unix_micros(F.current_timestamp()))
-        .withColumn("manifest_updated_at", F.current_timestamp())
-        .select(*OUTPUT_COLUMNS)
-    )
+    """Rows to write: the folders whose listing changed (or that left the lake), and the other
+    rows of the syncs they belong to; none when no folder changed."""
+    listed = list_folders(lake_files)
     if previous is None:
-        return fresh
-    touched_syncs = changed.select("sync_id").distinct()
-    kept = (
-        previous.join(touched_syncs, "sync_id", "left_semi")
-        .join(changed.select(*RUN_KEY), RUN_KEY, "left_anti")
+        changed = listed.withColumns(
+            {"stored_fingerprint": F.lit(None).cast("string"), "stored_run": F.lit(False)}
+        )
+    else:
+        stored = previous.select(
+            "folder_key",
+            F.col("listing_fingerprint").alias("stored_listing"),
+            F.col("fingerprint").alias("stored_fingerprint"),
+            F.col("is_valid").isNotNull().alias("stored_run"),
+        )
+        changed = (
+            listed.join(stored, "folder_key", "left")
+            .filter(~F.col("stored_listing").eqNullSafe(F.col("listing_fingerprint")))
+            .withColumn("stored_run", F.coalesce(F.col("stored_run"), F.lit(False)))
+        )
+        left = previous.filter(F.col("listing_fingerprint") != EMPTY_LISTING).join(
+            listed.select("folder_key"), "folder_key", "left_anti"
+        )
+        written = changed.select("folder_key", "sync_id").unionByName(
+            left.select("folder_key", "sync_id")
+        )
+        if not written.limit(1).collect():  # nothing new: the build writes nothing
+            return previous.select(*OUTPUT_COLUMNS).limit(0)
+
+    now = F.current_timestamp()
+    is_new_version = F.col("is_run_folder") & ~F.col("stored_fingerprint").eqNullSafe(
+        F.col("fingerprint")
+    )
+
+    # Runs whose loadable files are new or changed: parsed, and inspected when valid.
+    new = changed.filter(is_new_version)
+    paths = [row["metadata_path"] for row in new.select("metadata_path").collect()]
+    texts = read_metadata_texts(session, [path for path in paths if path is not None])
+    parsed = parse_metadata(new.join(texts, "metadata_path", "left")).withColumns(
+        {
+            "manifest_version": F.unix_micros(now),
+            "manifest_updated_at": now,
+            "fact_rows": F.lit(None).cast(FACT_ROWS_TYPE),
+            "listed_at": now,
+        }
+    )
+    inspected = record_files_of(session, parsed)
+    versions = (
+        parsed.join(inspected, "folder_key", "left")
+        .withColumn(
+            "record_files",
+            F.when(
+                F.col("is_valid"),
+                F.coalesce(F.col("record_files"), empty_array("record_files", inspected)),
+            ),
+        )
         .select(*OUTPUT_COLUMNS)
     )
-    return fresh.unionByName(kept)
+
+    # Other folders: their listing, and the rows of their fact files.
+    others = changed.filter(~is_new_version & ~F.col("stored_run"))
+    folders = (
+        others.join(fact_rows_of(session, others), "folder_key", "left")
+        .select(
+            *FOLDER_COLUMNS,
+            *RUN_LISTING_COLUMNS,
+            *typed_nulls(VERSION_COLUMNS, versions),
+            "listing_fingerprint",
+            "files",
+            F.col("fact_rows").cast(FACT_ROWS_TYPE),
+            now.alias("listed_at"),
+        )
+        .select(*OUTPUT_COLUMNS)
+    )
+    rows = versions.unionByName(folders)
+    if previous is None:
+        return rows
+
+    # Runs whose loadable files did not change: the new listing, the stored version (a run
+    # whose files all left keeps its row as it was).
+    stored_versions = previous.select("folder_key", *RUN_LISTING_COLUMNS, *VERSION_COLUMNS)
+    carried = (
+        changed.filter(~is_new_version & F.col("stored_run"))
+        .select(
+            *FOLDER_COLUMNS,
+            "is_run_folder",
+            *[F.col(name).alias(f"listed_{name}") for name in RUN_LISTING_COLUMNS],
+            "listing_fingerprint",
+            "files",
+        )
+        .join(stored_versions, "folder_key")
+        .withColumns(
+            {
+                name: F.when(F.col("is_run_folder"), F.col(f"listed_{name}")).otherwise(
+                    F.col(name)
+                )
+                for name in RUN_LISTING_COLUMNS
+            }
+        )
+        .withColumns({"fact_rows": F.lit(None).cast(FACT_ROWS_TYPE), "listed_at": now})
+        .select(*OUTPUT_COLUMNS)
+    )
+    # Folders that left the lake: no file any more, the rest as it was.
+    gone = left.select(*OUTPUT_COLUMNS).withColumns(
+        {
+            "listing_fingerprint": F.lit(EMPTY_LISTING),
+            "files": empty_array("files", versions),
+            "fact_rows": F.when(
+                F.col("fact_rows").isNotNull(), empty_array("fact_rows", versions)
+            ),
+            "listed_at": now,
+        }
+    )
+    touched = written.select("sync_id").distinct().alias("touched")
+    untouched = (
+        previous.alias("row")
+        .join(touched, F.col("row.sync_id").eqNullSafe(F.col("touched.sync_id")), "left_semi")
+        .join(written.select("folder_key"), "folder_key", "left_anti")
+        .select(*OUTPUT_COLUMNS)
+    )
+    return rows.unionByName(carried).unionByName(gone).unionByName(untouched)

@@ -1,7 +1,8 @@
 """Metadata objects: the fact files metadata/<org_id>/{source_objects,destinations,
 destination_objects}, and the objects runs point at.
 
-Fact files are rebuilt every build (they are small and refreshed in place every few hours).
+Fact files are read again whenever their folder's listing changes (they are small and
+refreshed in place every few hours); the manifest keeps their rows (`fact_rows`).
 Each is inspected like a record batch (`inspection`): unreadable files and files lacking `id`,
 `type` or `name` become `row_kind = 'file_problem'` rows (reported in the quarantine), valid
 files are read natively. Id columns are converted with a safe cast: a value that is not an
@@ -27,6 +28,23 @@ from sync_logs.canonical.values import read_file_path, try_cast
 # The fact file contract's columns: ids (read with a safe cast to bigint) and names.
 ID_COLUMNS = ["id", *FACT_FILE.optional]
 TEXT_COLUMNS = [name for name in FACT_FILE.required if name != "id"]
+# One row of a fact file, or one fact file not read (`row_kind`), as `read_facts` gives them.
+FACT_ROW_FIELDS = {
+    "fact_table": "string",
+    "org_id": "bigint",
+    "id": "bigint",
+    **{name: "string" for name in TEXT_COLUMNS},
+    **{name: "bigint" for name in ID_COLUMNS[1:]},
+    "path": "string",
+    "file_modified_at": "timestamp",
+    "row_index": "bigint",
+    "row_kind": "string",
+    "problem": "string",
+}
+FACT_ROW_COLUMNS = list(FACT_ROW_FIELDS)
+FACT_ROWS_TYPE = (
+    "array<struct<" + ",".join(f"{name}:{kind}" for name, kind in FACT_ROW_FIELDS.items()) + ">>"
+)
 
 
 def as_ids(frame: DataFrame, present: set[str]) -> tuple[list[Column], Column]:
@@ -49,7 +67,8 @@ def as_ids(frame: DataFrame, present: set[str]) -> tuple[list[Column], Column]:
 
 
 def read_facts(session: SparkSession, fact_files: DataFrame) -> DataFrame:
-    """`int_sync_logs__facts`: rows of the valid fact files, a `file_problem` row per other."""
+    """Rows of the valid `fact_files` (listed files of kind `fact`), a `file_problem` row per
+    other (FACT_ROW_FIELDS)."""
     files = fact_files.select(
         "path",
         F.regexp_replace("file_name", r"\.parquet$", "").alias("fact_table"),
@@ -178,3 +197,20 @@ def objects(facts: DataFrame, manifest: DataFrame) -> DataFrame:
         files.select("object_kind", "id"), ["object_kind", "id"], "left_anti"
     )
     return files.unionByName(named_by_runs)
+
+
+def latest_listing(frame: DataFrame, column: str) -> int | None:
+    """The latest time in `column`, in microseconds (null when none)."""
+    return frame.agg(F.unix_micros(F.max(column)).alias("latest")).collect()[0]["latest"]
+
+
+def current_objects(facts: DataFrame, manifest: DataFrame, previous: DataFrame | None) -> DataFrame:
+    """`int_sync_logs__objects`: `previous` (the table) as it stands when the manifest has not
+    been written since it was built, else the objects again, stamped with the manifest's
+    latest write (`manifest_listed_at`)."""
+    listed = latest_listing(manifest, "listed_at")
+    if previous is not None and listed is not None:
+        if latest_listing(previous, "manifest_listed_at") == listed:
+            return previous
+    stamp = manifest.agg(F.max("listed_at").alias("manifest_listed_at"))
+    return objects(facts, manifest).crossJoin(stamp)

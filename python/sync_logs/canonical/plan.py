@@ -48,12 +48,20 @@ def sibling_relation(this_name: str, identifier: str) -> str:
     return f"{prefix}.{name}" if prefix else name
 
 
+def read_stored(session: SparkSession, relation: str) -> DataFrame | None:
+    """The table `relation` as the build finds it, or None when there is none yet."""
+    if not session.catalog.tableExists(relation.replace("`", "").replace('"', "")):
+        return None
+    return session.table(relation)
+
+
 def read_committed(session: SparkSession, relation: str) -> DataFrame:
     """Key, start and `manifest_version` of each run of `relation` (`sync_runs`, read by name: a
     `ref` would be a cycle); empty on a first build."""
-    if not session.catalog.tableExists(relation.replace("`", "")):
+    stored = read_stored(session, relation)
+    if stored is None:
         return session.createDataFrame([], COMMITTED_SCHEMA)
-    return session.table(relation).select(
+    return stored.select(
         "sync_id",
         "sync_run_id",
         F.col("started_at").alias("sync_run_started_at"),
@@ -61,11 +69,27 @@ def read_committed(session: SparkSession, relation: str) -> DataFrame:
     )
 
 
+def has_actions(plan: DataFrame) -> bool:
+    return bool(plan.filter(F.col("action").isNotNull()).limit(1).collect())
+
+
+def current_plan(
+    manifest: DataFrame, committed: DataFrame, previous: DataFrame | None
+) -> DataFrame:
+    """`int_sync_logs__build_plan`: `previous` (the table) as it stands when neither it nor the
+    new plan holds an action (an idle build after an idle build), else the new plan. A plan
+    without actions is read by nothing but the next build's plan."""
+    plan = build_plan(manifest, committed)
+    if previous is not None and not has_actions(previous) and not has_actions(plan):
+        return previous
+    return plan
+
+
 def build_plan(manifest: DataFrame, committed: DataFrame) -> DataFrame:
-    """`int_sync_logs__build_plan`: each run of the lake or of `committed` once, classified in
-    one pass (one join, one window over the sync) into the actions above."""
+    """Each run of the lake or of `committed` once, classified in one pass (one join, one
+    window over the sync) into the actions above."""
     lake = (
-        manifest.filter(F.col("sync_run_id").isNotNull())
+        manifest.filter(F.col("is_valid").isNotNull())  # run folders
         .groupBy(*RUN)
         .agg(
             F.max(F.when(F.col("is_valid"), F.col("manifest_version"))).alias("valid_version"),

@@ -25,4 +25,6 @@ class SparkSessionAdapter(SparkAdapter):
     def generate_python_submission_response(self, submission_result: Any) -> AdapterResponse:
         if submission_result == "EMPTY":  # see py_create_temp_view
             return AdapterResponse(_message="OK: no new rows, nothing written", code="EMPTY")
+        if submission_result == "UNCHANGED":  # see py_write_table
+            return AdapterResponse(_message="OK: unchanged, nothing written", code="UNCHANGED")
         return super().generate_python_submission_response(submission_result)

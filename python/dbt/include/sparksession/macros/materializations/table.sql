@@ -1,6 +1,7 @@
 {#-
   dbt-spark's table materialization drops the old table before building the new one.
-  This one builds into a staging table first, so a failing model leaves the old table as it was.
+  This one builds into a staging table first, so a failing model leaves the old table as it was,
+  and a Python model that returns its own table unchanged writes nothing.
 -#}
 {% materialization table, adapter='sparksession', supported_languages=['sql', 'python'] %}
   {%- set language = model['language'] -%}
@@ -20,10 +21,13 @@
     {{ create_table_as(False, staging_relation, compiled_code, language) }}
   {%- endcall -%}
 
-  {% if old_relation is not none %}
-    {% do adapter.drop_relation(old_relation) %}
-  {% endif %}
-  {% do adapter.rename_relation(staging_relation, target_relation) %}
+  {#-- a Python model that returned its own table as it stands wrote nothing (py_write_table) --#}
+  {%- if load_result('main').response.code != 'UNCHANGED' -%}
+    {% if old_relation is not none %}
+      {% do adapter.drop_relation(old_relation) %}
+    {% endif %}
+    {% do adapter.rename_relation(staging_relation, target_relation) %}
+  {%- endif %}
 
   {% set should_revoke = should_revoke(old_relation, full_refresh_mode=True) %}
   {% do apply_grants(target_relation, grant_config, should_revoke) %}
