@@ -23,6 +23,7 @@ CONSUMER_BUILD_MODULES = frozenset(
 )
 
 
+@pytest.hookimpl(optionalhook=True)  # xdist's hook: absent where xdist is not installed
 def pytest_xdist_make_scheduler(config, log):
     """`--dist loadfile`, except that the modules sharing the consumer build are one unit, so
     that one worker builds it."""

@@ -85,7 +85,7 @@ def test_lineage_graph_runs_from_the_lake_to_the_consumer(browser, site, tmp_pat
     expected = {
         MART, "int_sync_logs__error_attempts", "int_sync_logs__error_categories",
         "sync_logs_error_categories", "stg_sync_logs__sync_changelog", "sync_changelog",
-        "int_sync_logs__lake_files", "consumer_error_digest",
+        "int_sync_logs__run_manifest", "consumer_error_digest",
     }
     assert expected <= labels, sorted(expected - labels)
     # only the mart's ancestors and descendants

@@ -5,7 +5,8 @@ Pure DataFrame-in, DataFrame-out functions, one module per concern; the dbt Pyth
 
 - `lake`: the lake listing (every file, classified)
 - `inspection`: the one parquet inspector (record batches, fact files)
-- `manifest`: the run manifest (fingerprints, metadata.json, validity)
+- `manifest`: the run manifest, the lake's inventory by folder (what changed, run versions)
+- `metadata`: metadata.json (keys and spellings, validity)
 - `plan`: the build plan (committed runs; runs to load, clear, recompute)
 - `records`: record reading; `payloads`: the payload rules
 - `changelog`: status, op_type, folding, payload_changed
