@@ -4,9 +4,9 @@ import json
 
 from sync_logs.dbt_invoke import run_dbt
 
+# The manifest keeps the inspected record files of every run ever loaded (record_files view).
 HISTORY = {
     "int_sync_logs__run_manifest",
-    "int_sync_logs__record_files",
     "sync_changelog",
     "sync_runs",
 }

@@ -82,6 +82,17 @@ OUTPUT_COLUMNS = [
     *LISTING_COLUMNS,
     "sync_id",
 ]
+# A record batch to inspect: its run folder, the ids its folder names, what the listing says.
+BATCH_COLUMNS = [
+    "folder_key",
+    "expected_sync_id",
+    "expected_sync_run_id",
+    "path",
+    "file_name",
+    "batch_type",
+    "batch_number",
+    "length",
+]
 # One inspected record batch of a valid run (`int_sync_logs__record_files`).
 RECORD_FILE_FIELDS = [
     "path",
@@ -167,17 +178,27 @@ def list_folders(lake_files: DataFrame) -> DataFrame:
 
 def record_files_of(session: SparkSession, runs: DataFrame) -> DataFrame:
     """`record_files` per folder_key of the valid `runs`: their record batches, inspected."""
-    batches = runs.filter(F.col("is_valid")).select(
-        "folder_key",
-        F.col("sync_id").alias("expected_sync_id"),
-        F.col("sync_run_id").alias("expected_sync_run_id"),
-        F.inline("files"),
+    batches = (
+        runs.filter(F.col("is_valid"))
+        .select(
+            "folder_key",
+            F.col("sync_id").alias("expected_sync_id"),
+            F.col("sync_run_id").alias("expected_sync_run_id"),
+            F.inline("files"),
+        )
+        .filter((F.col("file_kind") == "record_batch") & F.col("problem").isNull())
+        .select(*BATCH_COLUMNS, F.unix_micros("modification_time").alias("modified_micros"))
     )
-    batches = batches.filter((F.col("file_kind") == "record_batch") & F.col("problem").isNull())
+    # The batch list comes to the driver once, so that the runs' metadata.json is not read
+    # again for each use of it. Times travel as microseconds (a Python datetime is local wall
+    # time, ambiguous where clocks go back).
+    batches = session.createDataFrame(batches.collect(), batches.schema).withColumn(
+        "modification_time", F.timestamp_micros("modified_micros")
+    )
     inspected = inspect_files(
         session, batches.select("path", "expected_sync_id", "expected_sync_run_id"), RECORD_BATCH
     ).withColumnRenamed("problem", "inspection_problem")
-    files = batches.drop("problem").join(inspected, "path", "left")
+    files = batches.join(inspected, "path", "left")
     problem = F.coalesce(
         F.col("inspection_problem"),
         F.when(F.col("length") == 0, F.lit("empty file (0 bytes)")),
