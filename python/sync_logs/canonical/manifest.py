@@ -21,6 +21,7 @@ Any other run folder keeps its version, metadata and inspection.
 """
 
 import hashlib
+from collections.abc import Callable
 
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -227,6 +228,34 @@ def fact_rows_of(session: SparkSession, folders: DataFrame) -> DataFrame:
     )
 
 
+def on_the_driver(session: SparkSession, folders: DataFrame) -> DataFrame:
+    """`folders` computed once and brought to the driver, so that the listing is not classified
+    again for each use of it (a folder row is a few hundred bytes; the files of an unchanged
+    folder stay behind). Times travel as microseconds: a Python datetime is local wall time,
+    ambiguous where clocks go back."""
+    unchanged = F.col("stored_listing").eqNullSafe(F.col("listing_fingerprint"))
+    micros = folders.withColumns(
+        {
+            "files": F.when(~unchanged, F.transform("files", file_time(F.unix_micros))),
+            "last_modified_at": F.unix_micros("last_modified_at"),
+        }
+    )
+    local = session.createDataFrame(micros.collect(), micros.schema)
+    return local.withColumns(
+        {
+            "files": F.transform("files", file_time(F.timestamp_micros)),
+            "last_modified_at": F.timestamp_micros("last_modified_at"),
+        }
+    )
+
+
+def file_time(convert) -> Callable[[Column], Column]:
+    def converted(file: Column) -> Column:
+        return file.withField("modification_time", convert(file["modification_time"]))
+
+    return converted
+
+
 def typed_nulls(names: list[str], like: DataFrame) -> list[Column]:
     return [F.lit(None).cast(like.schema[name].dataType).alias(name) for name in names]
 
@@ -242,8 +271,12 @@ def build_manifest(
     rows of the syncs they belong to; none when no folder changed."""
     listed = list_folders(lake_files)
     if previous is None:
-        changed = listed.withColumns(
-            {"stored_fingerprint": F.lit(None).cast("string"), "stored_run": F.lit(False)}
+        listed = listed.withColumns(
+            {
+                "stored_listing": F.lit(None).cast("string"),
+                "stored_fingerprint": F.lit(None).cast("string"),
+                "stored_run": F.lit(False),
+            }
         )
     else:
         stored = previous.select(
@@ -252,11 +285,12 @@ def build_manifest(
             F.col("fingerprint").alias("stored_fingerprint"),
             F.col("is_valid").isNotNull().alias("stored_run"),
         )
-        changed = (
-            listed.join(stored, "folder_key", "left")
-            .filter(~F.col("stored_listing").eqNullSafe(F.col("listing_fingerprint")))
-            .withColumn("stored_run", F.coalesce(F.col("stored_run"), F.lit(False)))
+        listed = listed.join(stored, "folder_key", "left").withColumn(
+            "stored_run", F.coalesce(F.col("stored_run"), F.lit(False))
         )
+    listed = on_the_driver(session, listed)
+    changed = listed.filter(~F.col("stored_listing").eqNullSafe(F.col("listing_fingerprint")))
+    if previous is not None:
         left = previous.filter(F.col("listing_fingerprint") != EMPTY_LISTING).join(
             listed.select("folder_key"), "folder_key", "left_anti"
         )
