@@ -77,8 +77,9 @@ def current_plan(
     manifest: DataFrame, committed: DataFrame, previous: DataFrame | None
 ) -> DataFrame:
     """`int_sync_logs__build_plan`: `previous` (the table) as it stands when neither it nor the
-    new plan holds an action (an idle build after an idle build), else the new plan. A plan
-    without actions is read by nothing but the next build's plan."""
+    new plan holds an action (an idle build after an idle build), else the new plan. The other
+    nodes read a plan only for its actions, and the committed runs it holds only when it has
+    some: a stored plan without actions serves as well as a new one."""
     plan = build_plan(manifest, committed)
     if previous is not None and not has_actions(previous) and not has_actions(plan):
         return previous
