@@ -42,7 +42,7 @@ ERRORS_ANCESTORS = {
     "stg_sync_logs__sync_changelog", "stg_sync_logs__sync_runs", "stg_sync_logs__source_objects",
     "stg_sync_logs__destinations", "stg_sync_logs__destination_objects",
     "sync_changelog", "sync_runs", "source_objects", "destinations", "destination_objects",
-    "int_sync_logs__lake_files", "int_sync_logs__run_manifest", "int_sync_logs__runs_to_load",
+    "int_sync_logs__run_manifest", "int_sync_logs__runs_to_load",
     "int_sync_logs__build_plan", "int_sync_logs__objects",
     "int_sync_logs__record_files", "int_sync_logs__snapshot",
     "int_sync_logs__facts",
