@@ -3,14 +3,16 @@ with their metadata and inspected record batches, fact folders with their rows
 (`sync_logs.canonical.manifest`).
 
 Incremental (insert_overwrite by sync_id): the folders whose listing changed, and the other rows
-of their syncs; nothing when no folder changed.
+of their syncs; nothing when no folder changed, and no classification when the whole listing is
+as the latest written rows found it.
 """
 
-from sync_logs.canonical import lake, manifest, require_library
+from sync_logs.canonical import manifest, require_library
 
 
 def model(dbt, session):
     require_library(dbt.config.get("sync_logs_library"))
     previous = session.table(str(dbt.this)) if dbt.is_incremental else None
-    listing = lake.lake_files(session, dbt.config.get("raw_root"))
-    return manifest.build_manifest(session, listing, previous)
+    return manifest.current_manifest(
+        session, dbt.config.get("raw_root"), previous, rules=dbt.config.get("sync_logs_library")
+    )

@@ -2,6 +2,8 @@
 and compute nothing else (every other input here fails when it is evaluated). Their rows are an
 empty local relation once optimised, which the sparksession plugin writes nothing for."""
 
+import os
+
 import pytest
 from pyspark.sql import functions as F
 
@@ -92,3 +94,38 @@ def test_manifest_writes_nothing_when_no_run_folder_changed(spark, tmp_path):
     changed = manifest_rules.build_manifest(spark, relisted, first)
     # the new run, and the unchanged rows of the sync it touches
     assert sorted(row["sync_run_id"] for row in changed.collect()) == [100, 101, 102]
+
+
+def test_manifest_classifies_nothing_when_the_lake_lists_as_before(spark, tmp_path, failing):
+    write_run(tmp_path, 1, 10, 100, at(100))
+    first = manifest_rules.current_manifest(spark, str(tmp_path), None).localCheckpoint()
+    stored = first.collect()[0]["lake_fingerprint"]
+    assert stored == lake_listing.listing_fingerprint(lake_listing.list_lake(spark, str(tmp_path)))
+    # the listing is not classified: `failing` stands for it
+    assert known_empty(manifest_rules.build_manifest(spark, failing, first, stored))
+    assert known_empty(manifest_rules.current_manifest(spark, str(tmp_path), first))
+
+
+@pytest.mark.parametrize("change", ["new file", "touched", "grown", "hidden file", "rules"])
+def test_lake_fingerprint_follows_every_file_and_the_rules(spark, tmp_path, change):
+    write_run(tmp_path, 1, 10, 100, at(100))
+    folder = tmp_path / "sync_tracking_datasets" / "1" / "10" / "100"
+
+    def fingerprint(rules: str = "sync-logs==1") -> str:
+        return lake_listing.listing_fingerprint(lake_listing.list_lake(spark, str(tmp_path)), rules)
+
+    before = fingerprint()
+    assert fingerprint() == before
+    if change == "new file":
+        write_run(tmp_path, 1, 10, 101, at(101))
+    elif change == "touched":
+        os.utime(folder / "metadata.json", (1, 1))
+    elif change == "grown":  # same modification time, one byte more
+        meta = folder / "metadata.json"
+        times = meta.stat()
+        meta.write_text(meta.read_text(encoding="utf-8") + " ", encoding="utf-8")
+        os.utime(meta, ns=(times.st_atime_ns, times.st_mtime_ns))
+    elif change == "hidden file":
+        (folder / "_SUCCESS").write_text("")
+    after = fingerprint("sync-logs==2" if change == "rules" else "sync-logs==1")
+    assert after != before

@@ -12,6 +12,7 @@ Folder names must be decimal integers; two folders naming the same integer (`880
 `0880117`, at the org, sync or run level) conflict, and the files under both are not loaded.
 """
 
+import hashlib
 import os
 import re
 
@@ -296,9 +297,30 @@ LAKE_FILE_COLUMNS = [
 ]
 
 
-def lake_files(session: SparkSession, raw_root: str) -> DataFrame:
-    """`int_sync_logs__lake_files`: every file of both areas, classified."""
-    listing = list_area(session, raw_root, RUN_AREA).unionByName(
+def list_lake(session: SparkSession, raw_root: str) -> DataFrame:
+    """path/length/modification_time/area of every file of both areas, not classified."""
+    return list_area(session, raw_root, RUN_AREA).unionByName(
         list_area(session, raw_root, FACT_AREA)
     )
-    return classify_files(listing).select(*LAKE_FILE_COLUMNS)
+
+
+def lake_files(session: SparkSession, raw_root: str) -> DataFrame:
+    """`int_sync_logs__lake_files`: every file of both areas, classified."""
+    return classify_files(list_lake(session, raw_root)).select(*LAKE_FILE_COLUMNS)
+
+
+def listing_fingerprint(listing: DataFrame, salt: str = "") -> str:
+    """sha256 of every listed file's path, size and modification time (in path order), and of
+    `salt`: equal fingerprints mean the same lake listing, classified by the same rules."""
+    entries = listing.select(
+        F.concat_ws(
+            "|",
+            "path",
+            F.col("length").cast("string"),
+            F.unix_micros("modification_time").cast("string"),
+        ).alias("entry")
+    )
+    digest = hashlib.sha256(salt.encode())
+    for row in entries.orderBy("entry").toLocalIterator():
+        digest.update(b"\n" + row["entry"].encode())
+    return digest.hexdigest()

@@ -14,7 +14,9 @@ lake. The row stays: a run's history outlives its folder.
 
 A build lists the lake and writes the folders whose listing changed (`listing_fingerprint`),
 with the other rows of their syncs (the table is partitioned by sync_id), and nothing when no
-folder changed. A run folder whose loadable files changed (`fingerprint`) gets a new
+folder changed. The rows a build writes carry the fingerprint of the whole listing
+(`lake_fingerprint`): when the lake lists as it did for the latest written rows, the build
+classifies nothing and writes nothing. A run folder whose loadable files changed (`fingerprint`) gets a new
 `manifest_version` (the build's start in microseconds: it grows from build to build): its
 metadata.json is parsed and its record batches are inspected again, and the plan reloads it.
 Any other run folder keeps its version, metadata and inspection.
@@ -27,7 +29,14 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from sync_logs.canonical.inspection import RECORD_BATCH, inspect_files
-from sync_logs.canonical.lake import FACT_AREA, LAKE_FILE_COLUMNS, RUN_AREA
+from sync_logs.canonical.lake import (
+    FACT_AREA,
+    LAKE_FILE_COLUMNS,
+    RUN_AREA,
+    classify_files,
+    list_lake,
+    listing_fingerprint,
+)
 from sync_logs.canonical.metadata import parse_metadata, read_metadata_texts
 from sync_logs.canonical.objects import FACT_ROW_COLUMNS, FACT_ROWS_TYPE, read_facts
 
@@ -72,7 +81,7 @@ PARSED_COLUMNS = [
 ]
 # What a run keeps until its loadable files change.
 VERSION_COLUMNS = [*PARSED_COLUMNS, "manifest_version", "manifest_updated_at", "record_files"]
-LISTING_COLUMNS = ["listing_fingerprint", "files", "fact_rows", "listed_at"]
+LISTING_COLUMNS = ["listing_fingerprint", "files", "fact_rows", "listed_at", "lake_fingerprint"]
 OUTPUT_COLUMNS = [
     "folder_key",
     "area",
@@ -264,11 +273,42 @@ def empty_array(name: str, like: DataFrame) -> Column:
     return F.array().cast(like.schema[name].dataType)
 
 
+def current_manifest(
+    session: SparkSession, raw_root: str, previous: DataFrame | None, rules: str = ""
+) -> DataFrame:
+    """`build_manifest` of the lake at `raw_root` as listed now. `rules` names the library
+    version that classifies the listing: a new version classifies an unchanged lake again."""
+    listing = list_lake(session, raw_root)
+    fingerprint = listing_fingerprint(listing, salt=rules)
+    lake_files = classify_files(listing).select(*LAKE_FILE_COLUMNS)
+    return build_manifest(session, lake_files, previous, lake_fingerprint=fingerprint)
+
+
+def stored_lake_fingerprint(previous: DataFrame) -> str | None:
+    """The `lake_fingerprint` of the rows the latest build wrote; None when there are none."""
+    latest = (
+        previous.select("listed_at", "lake_fingerprint")
+        .orderBy(F.col("listed_at").desc())
+        .limit(1)
+        .collect()
+    )
+    return latest[0]["lake_fingerprint"] if latest else None
+
+
 def build_manifest(
-    session: SparkSession, lake_files: DataFrame, previous: DataFrame | None
+    session: SparkSession,
+    lake_files: DataFrame,
+    previous: DataFrame | None,
+    lake_fingerprint: str | None = None,
 ) -> DataFrame:
     """Rows to write: the folders whose listing changed (or that left the lake), and the other
-    rows of the syncs they belong to; none when no folder changed."""
+    rows of the syncs they belong to; none when no folder changed. `lake_fingerprint`: of the listing that
+    `lake_files` classifies (`lake.listing_fingerprint`), taken before it; when the latest
+    written rows hold the same, nothing is classified."""
+    if previous is not None:
+        nothing = previous.select(*OUTPUT_COLUMNS).limit(0)
+        if lake_fingerprint is not None and stored_lake_fingerprint(previous) == lake_fingerprint:
+            return nothing
     listed = list_folders(lake_files)
     if previous is None:
         listed = listed.withColumns(
@@ -298,9 +338,10 @@ def build_manifest(
             left.select("folder_key", "sync_id")
         )
         if not written.limit(1).collect():  # nothing new: the build writes nothing
-            return previous.select(*OUTPUT_COLUMNS).limit(0)
+            return nothing
 
     now = F.current_timestamp()
+    fingerprint = F.lit(lake_fingerprint).cast("string")
     is_new_version = F.col("is_run_folder") & ~F.col("stored_fingerprint").eqNullSafe(
         F.col("fingerprint")
     )
@@ -315,6 +356,7 @@ def build_manifest(
             "manifest_updated_at": now,
             "fact_rows": F.lit(None).cast(FACT_ROWS_TYPE),
             "listed_at": now,
+            "lake_fingerprint": fingerprint,
         }
     )
     inspected = record_files_of(session, parsed)
@@ -342,6 +384,7 @@ def build_manifest(
             "files",
             F.col("fact_rows").cast(FACT_ROWS_TYPE),
             now.alias("listed_at"),
+            fingerprint.alias("lake_fingerprint"),
         )
         .select(*OUTPUT_COLUMNS)
     )
@@ -370,7 +413,13 @@ def build_manifest(
                 for name in RUN_LISTING_COLUMNS
             }
         )
-        .withColumns({"fact_rows": F.lit(None).cast(FACT_ROWS_TYPE), "listed_at": now})
+        .withColumns(
+            {
+                "fact_rows": F.lit(None).cast(FACT_ROWS_TYPE),
+                "listed_at": now,
+                "lake_fingerprint": fingerprint,
+            }
+        )
         .select(*OUTPUT_COLUMNS)
     )
     # Folders that left the lake: no file any more, the rest as it was.
@@ -382,6 +431,7 @@ def build_manifest(
                 F.col("fact_rows").isNotNull(), empty_array("fact_rows", versions)
             ),
             "listed_at": now,
+            "lake_fingerprint": fingerprint,
         }
     )
     touched = written.select("sync_id").distinct().alias("touched")
