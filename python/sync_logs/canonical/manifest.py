@@ -16,10 +16,12 @@ A build lists the lake and writes the folders whose listing changed (`listing_fi
 with the other rows of their syncs (the table is partitioned by sync_id), and nothing when no
 folder changed. The rows a build writes carry the fingerprint of the whole listing
 (`lake_fingerprint`): when the lake lists as it did for the latest written rows, the build
-classifies nothing and writes nothing. A run folder whose loadable files changed (`fingerprint`) gets a new
-`manifest_version` (the build's start in microseconds: it grows from build to build): its
-metadata.json is parsed and its record batches are inspected again, and the plan reloads it.
-Any other run folder keeps its version, metadata and inspection.
+classifies nothing and writes nothing.
+
+A run folder whose loadable files changed (`fingerprint`) gets a new `manifest_version` (the
+build's start in microseconds: it grows from build to build): its metadata.json is parsed and
+its record batches are inspected again, and the plan reloads it. Any other run folder keeps its
+version, metadata and inspection.
 """
 
 import hashlib
@@ -285,7 +287,10 @@ def current_manifest(
 
 
 def stored_lake_fingerprint(previous: DataFrame) -> str | None:
-    """The `lake_fingerprint` of the rows the latest build wrote; None when there are none."""
+    """The `lake_fingerprint` of the rows the latest build wrote; None when there are none (or
+    the table predates the column)."""
+    if "lake_fingerprint" not in previous.columns:
+        return None
     latest = (
         previous.select("listed_at", "lake_fingerprint")
         .orderBy(F.col("listed_at").desc())
@@ -302,11 +307,11 @@ def build_manifest(
     lake_fingerprint: str | None = None,
 ) -> DataFrame:
     """Rows to write: the folders whose listing changed (or that left the lake), and the other
-    rows of the syncs they belong to; none when no folder changed. `lake_fingerprint`: of the listing that
-    `lake_files` classifies (`lake.listing_fingerprint`), taken before it; when the latest
-    written rows hold the same, nothing is classified."""
+    rows of the syncs they belong to; none when no folder changed. `lake_fingerprint`: of the
+    listing that `lake_files` classifies (`lake.listing_fingerprint`), taken before it; when the
+    latest written rows hold the same, nothing is classified."""
     if previous is not None:
-        nothing = previous.select(*OUTPUT_COLUMNS).limit(0)
+        nothing = previous.limit(0)
         if lake_fingerprint is not None and stored_lake_fingerprint(previous) == lake_fingerprint:
             return nothing
     listed = list_folders(lake_files)
