@@ -44,7 +44,9 @@ def build_plan(spark):
 
 def test_every_committed_or_planned_run_has_one_row(build_plan):
     cutoff_10 = (t(2), 2)
-    assert sorted(tuple(row) for row in build_plan.collect()) == [
+    assert build_plan.columns == plan_rules.PLAN_COLUMNS
+    rows = build_plan.drop("inputs_fingerprint").collect()
+    assert sorted(tuple(row) for row in rows) == [
         (10, 1, None, None, None, None, None, t(1), 1),
         (10, 2, t(2, 30), "load", True, *cutoff_10, t(2), 1),
         (10, 3, t(3), "clear", True, *cutoff_10, t(3), 1),
@@ -80,14 +82,46 @@ def test_in_order_runs_touch_nothing_but_themselves(spark):
     assert [(row["sync_run_id"], row["action"]) for row in planned.collect()] == [(2, "load")]
 
 
-def test_the_stored_plan_stays_while_no_plan_holds_an_action(spark, build_plan):
+def test_the_stored_plan_stays_while_it_has_no_action_and_the_same_inputs(spark, build_plan):
     runs = spark.createDataFrame([(10, 1, t(1), 1, True)], MANIFEST_SCHEMA)
     committed = spark.createDataFrame([(10, 1, t(1), 1)], plan_rules.COMMITTED_SCHEMA)
-    idle = plan_rules.build_plan(runs, committed)
-    # after a build with actions, the first idle plan is written
-    assert plan_rules.current_plan(runs, committed, build_plan).collect() == idle.collect()
+    # after a build with actions, the plan is computed again and written
+    written = plan_rules.current_plan(runs, committed, build_plan).localCheckpoint()
+    assert written.drop("inputs_fingerprint").collect() == (
+        plan_rules.build_plan(runs, committed).drop("inputs_fingerprint").collect()
+    )
     # then the stored plan stays as it is: the model returns the table itself
-    assert plan_rules.current_plan(runs, committed, idle) is idle
-    # until a plan holds an action again
+    assert plan_rules.current_plan(runs, committed, written) is written
+    # inputs that changed without an action (a run reloaded and committed) give a new plan
+    reloaded = spark.createDataFrame([(10, 1, t(1), 2, True)], MANIFEST_SCHEMA)
+    recommitted = spark.createDataFrame([(10, 1, t(1), 2)], plan_rules.COMMITTED_SCHEMA)
+    again = plan_rules.current_plan(reloaded, recommitted, written)
+    assert again is not written and plan_rules.planned_runs(again).count() == 0
+    assert again.first()["inputs_fingerprint"] != written.first()["inputs_fingerprint"]
+    # and so does a new run, with its action
     new_run = runs.unionByName(spark.createDataFrame([(10, 2, t(2), 1, True)], MANIFEST_SCHEMA))
-    assert plan_rules.planned_runs(plan_rules.current_plan(new_run, committed, idle)).count() == 1
+    planned = plan_rules.planned_runs(plan_rules.current_plan(new_run, committed, written))
+    assert planned.count() == 1
+
+
+def test_inputs_fingerprint_follows_the_run_rows_and_the_committed_runs(spark):
+    def fingerprint(manifest_rows, committed_rows) -> str:
+        return plan_rules.inputs_fingerprint(
+            spark.createDataFrame(manifest_rows, MANIFEST_SCHEMA),
+            spark.createDataFrame(committed_rows, plan_rules.COMMITTED_SCHEMA),
+        )
+
+    base = fingerprint([(10, 1, t(1), 1, True)], [(10, 1, t(1), 1)])
+    assert base == fingerprint([(10, 1, t(1), 1, True)], [(10, 1, t(1), 1)])
+    # rows that are not run folders are not the plan's inputs
+    assert base == fingerprint([(10, 1, t(1), 1, True), (10, None, None, None, None)],
+                               [(10, 1, t(1), 1)])
+    assert len({
+        base,
+        fingerprint([(10, 1, t(1), 1, False)], [(10, 1, t(1), 1)]),
+        fingerprint([(10, 1, t(1), 2, True)], [(10, 1, t(1), 1)]),
+        fingerprint([(10, 1, t(1, 1), 1, True)], [(10, 1, t(1), 1)]),
+        fingerprint([(10, 1, t(1), 1, True)], []),
+        fingerprint([(10, 1, t(1), 1, True)], [(10, 1, t(1), 2)]),
+        fingerprint([], [(10, 1, t(1), 1)]),
+    }) == 7

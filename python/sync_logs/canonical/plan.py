@@ -17,6 +17,10 @@ Committed runs whose folder has left the lake keep their rows (history outlives 
 
 A run's load is committed when `sync_runs`, the last canonical table a build writes, holds it
 with its current `manifest_version`.
+
+The plan is a function of the manifest's run rows and the committed runs alone: each plan row
+holds their fingerprint (`inputs_fingerprint`), and a build whose inputs have the stored plan's
+fingerprint, when that plan holds no action, keeps the stored plan without computing it again.
 """
 
 from pyspark.sql import DataFrame, SparkSession, Window
@@ -34,7 +38,12 @@ PLANNED_COLUMNS = [
     "cutoff_started_at",
     "cutoff_sync_run_id",
 ]
-PLAN_COLUMNS = [*PLANNED_COLUMNS, "committed_started_at", "committed_version"]
+PLAN_COLUMNS = [
+    *PLANNED_COLUMNS,
+    "committed_started_at",
+    "committed_version",
+    "inputs_fingerprint",
+]
 COMMITTED_SCHEMA = (
     "sync_id bigint, sync_run_id bigint, sync_run_started_at timestamp, manifest_version bigint"
 )
@@ -69,24 +78,52 @@ def read_committed(session: SparkSession, relation: str) -> DataFrame:
     )
 
 
-def has_actions(plan: DataFrame) -> bool:
-    return bool(plan.filter(F.col("action").isNotNull()).limit(1).collect())
+def inputs_fingerprint(manifest: DataFrame, committed: DataFrame) -> str:
+    """Count and hash sum of what the plan reads: the manifest's run rows and the committed
+    runs, one query for both."""
+    hashed = [
+        manifest.filter(F.col("is_valid").isNotNull()).select(
+            F.lit("manifest").alias("input"),
+            F.xxhash64(*RUN, "sync_run_started_at", "manifest_version", "is_valid").alias("hash"),
+        ),
+        committed.select(
+            F.lit("committed").alias("input"),
+            F.xxhash64(*RUN, "sync_run_started_at", "manifest_version").alias("hash"),
+        ),
+    ]
+    totals = (
+        hashed[0]
+        .unionByName(hashed[1])
+        .groupBy("input")
+        .agg(
+            F.count(F.lit(1)).alias("rows"),
+            F.sum(F.col("hash").cast("decimal(38,0)")).alias("sum"),
+        )
+        .collect()
+    )
+    return ";".join(sorted(f"{row['input']}:{row['rows']}:{row['sum']}" for row in totals))
 
 
 def current_plan(
     manifest: DataFrame, committed: DataFrame, previous: DataFrame | None
 ) -> DataFrame:
-    """`int_sync_logs__build_plan`: `previous` (the table) as it stands when neither it nor the
-    new plan holds an action (an idle build after an idle build), else the new plan. The other
-    nodes read a plan only for its actions, and the committed runs it holds only when it has
-    some: a stored plan without actions serves as well as a new one."""
-    plan = build_plan(manifest, committed)
-    if previous is not None and not has_actions(previous) and not has_actions(plan):
-        return previous
-    return plan
+    """`int_sync_logs__build_plan`: `previous` (the table) as it stands when it holds no action
+    and was computed from the same inputs (an idle build after an idle build), else the plan
+    computed again."""
+    fingerprint = inputs_fingerprint(manifest, committed)
+    if previous is not None and "inputs_fingerprint" in previous.columns:
+        stored = previous.agg(
+            F.max(F.col("action").isNotNull()).alias("has_actions"),
+            F.max("inputs_fingerprint").alias("inputs_fingerprint"),
+        ).first()
+        if stored["has_actions"] is False and stored["inputs_fingerprint"] == fingerprint:
+            return previous
+    return build_plan(manifest, committed, fingerprint)
 
 
-def build_plan(manifest: DataFrame, committed: DataFrame) -> DataFrame:
+def build_plan(
+    manifest: DataFrame, committed: DataFrame, fingerprint: str | None = None
+) -> DataFrame:
     """Each run of the lake or of `committed` once, classified in one pass (one join, one
     window over the sync) into the actions above."""
     lake = (
@@ -140,6 +177,7 @@ def build_plan(manifest: DataFrame, committed: DataFrame) -> DataFrame:
             F.when(planned, F.col("cutoff.sync_run_id")).alias("cutoff_sync_run_id"),
             "committed_started_at",
             "committed_version",
+            F.lit(fingerprint).cast("string").alias("inputs_fingerprint"),
         )
     )
 
