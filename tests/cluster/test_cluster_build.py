@@ -26,7 +26,8 @@ SCHEMA = "cluster_build"
 LOCAL_SCHEMA = "cluster_build_local_reference"
 # Set from the clock when a build writes them: equal only by accident.
 BUILD_TIME_COLUMNS = {"logged_at", "loaded_at", "inspected_at", "manifest_updated_at",
-                      "manifest_version", "listed_at", "manifest_listed_at"}
+                      "manifest_version", "listed_at", "manifest_listed_at",
+                      "inputs_fingerprint"}
 
 
 @pytest.fixture(scope="module")

@@ -40,7 +40,9 @@ TABLES = [
 # Columns that record *when* (or in which build) a row was loaded: they legitimately differ
 # between an incremental history and a one-shot rebuild of the same lake.
 LOAD_TIME_COLUMNS = {
-    "int_sync_logs__run_manifest": ["manifest_version", "manifest_updated_at", "listed_at"],
+    "int_sync_logs__run_manifest": [
+        "manifest_version", "manifest_updated_at", "listed_at", "lake_fingerprint",
+    ],
     "int_sync_logs__record_files": ["manifest_version", "inspected_at"],
     "sync_changelog": ["logged_at", "manifest_version"],
     "sync_log": ["logged_at", "_census_logged_at"],

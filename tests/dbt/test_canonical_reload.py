@@ -150,7 +150,9 @@ COMPARED_TABLES = [
     "destinations",
     "destination_objects",
 ]
-BUILD_TIME_COLUMNS = LOAD_TIME_COLUMNS | {"inspected_at", "manifest_updated_at", "listed_at"}
+BUILD_TIME_COLUMNS = LOAD_TIME_COLUMNS | {
+    "inspected_at", "manifest_updated_at", "listed_at", "lake_fingerprint",
+}
 
 
 def emptied_lake(lake) -> None:
