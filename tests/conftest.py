@@ -23,10 +23,28 @@ CONSUMER_BUILD_MODULES = frozenset(
 )
 
 
+# Seconds a unit took in a fresh-clone CI run (setup and tests), for the longest units only:
+# the scheduler hands out the longest first, so that no long module starts last.
+UNIT_SECONDS = {
+    "tests/dbt/test_canonical_reload.py": 360,
+    "tests/cluster/test_cluster_build.py": 330,
+    "tests/dbt/test_canonical_build.py": 220,
+    "tests/dbt/test_retention.py": 220,
+    "tests/consumer/test_fresh_install.py": 210,
+    "tests/cluster/test_thrift_build.py": 200,
+    "consumer_build": 120,
+    "tests/dbt/test_record_lookup.py": 110,
+    "tests/report/test_report.py": 110,
+    "tests/dbt/test_marts_engines.py": 110,
+    "tests/python/test_run_manifest_inventory.py": 100,
+    "tests/dbt/test_canonical_handmade.py": 100,
+}
+
+
 @pytest.hookimpl(optionalhook=True)  # xdist's hook: absent where xdist is not installed
 def pytest_xdist_make_scheduler(config, log):
     """`--dist loadfile`, except that the modules sharing the consumer build are one unit, so
-    that one worker builds it."""
+    that one worker builds it, and that the longest units (UNIT_SECONDS) go first."""
     if config.getvalue("dist") != "loadfile":
         return None
     from xdist.scheduler import LoadFileScheduling
@@ -35,6 +53,11 @@ def pytest_xdist_make_scheduler(config, log):
         def _split_scope(self, nodeid: str) -> str:
             module = super()._split_scope(nodeid)
             return "consumer_build" if module in CONSUMER_BUILD_MODULES else module
+
+        def _assign_work_unit(self, node) -> None:
+            longest = max(self.workqueue, key=lambda unit: UNIT_SECONDS.get(unit, 0))
+            self.workqueue.move_to_end(longest, last=False)
+            super()._assign_work_unit(node)
 
     return ModuleScheduling(config, log)
 

@@ -51,8 +51,10 @@ def normalise(value):
 
 
 def as_rows(columns: list[str], rows) -> list[dict]:
+    """Rows as dicts, in an order that does not depend on the table's column order (Spark puts
+    a table's partition columns last)."""
     result = [{c: normalise(v) for c, v in zip(columns, row, strict=True)} for row in rows]
-    return sorted(result, key=lambda row: [(v is None, str(v)) for v in row.values()])
+    return sorted(result, key=lambda row: [(row[c] is None, str(row[c])) for c in sorted(row)])
 
 
 def dbt(args, *, target, work, project, env, profiles=None):

@@ -8,7 +8,9 @@
 
   The view reads the tables the model read, which may be the target itself: an insert that
   replaces whole partitions (insert_overwrite with partition_by) or appends may read its target;
-  any other strategy writes a temporary table as dbt-spark does.
+  any other strategy writes a temporary table as dbt-spark does. A SQL model's temporary view
+  is dropped after the insert (dbt-spark leaves it: its session ends with the run; this one
+  serves the next invocations of the process too).
 -#}
 {% materialization incremental, adapter='sparksession', supported_languages=['sql', 'python'] -%}
   {#-- Validate early so we don't run SQL if the file_format + strategy combo is invalid --#}
@@ -88,11 +90,10 @@
     {%- call statement('main') -%}
       {{ dbt_spark_get_incremental_sql(strategy, tmp_relation, target_relation, existing_relation, unique_key, incremental_predicates) }}
     {%- endcall -%}
-    {%- if language == 'python' -%}
-      {% call statement('drop_relation') -%}
-        drop table if exists {{ tmp_relation }}
-      {%- endcall %}
-    {%- endif -%}
+    {#-- dbt-spark leaves a SQL model's temporary view in the session; this one lives on --#}
+    {% call statement('drop_relation') -%}
+      drop {{ 'table' if language == 'python' else 'view' }} if exists {{ tmp_relation }}
+    {%- endcall %}
   {%- endif -%}
 
   {% set should_revoke = should_revoke(existing_relation, full_refresh_mode) %}
