@@ -34,7 +34,8 @@ MARTS = {
 
 
 def table_types(spark, schema: str) -> dict[str, str]:
-    return {t.name: t.tableType for t in spark.catalog.listTables(schema)}
+    """The schema's own relations (listTables adds the session's temporary views)."""
+    return {t.name: t.tableType for t in spark.catalog.listTables(schema) if not t.isTemporary}
 
 
 def rejected_messages(lake) -> set[str]:

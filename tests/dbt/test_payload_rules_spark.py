@@ -41,7 +41,9 @@ def scan(spark, schema: str, needles: list[str]) -> dict:
     """{(table, column): [needles found]} over every column of every table and view: one
     query per relation."""
     found = {}
-    tables = [t.name for t in spark.catalog.listTables(schema)]
+    # the schema's own relations: listTables also lists the session's temporary views, which
+    # other test modules of this worker may have left
+    tables = [t.name for t in spark.catalog.listTables(schema) if not t.isTemporary]
     assert tables, f"nothing to scan in {schema}"
     for table in tables:
         frame = spark.table(f"{schema}.{table}")
