@@ -81,6 +81,6 @@ def warehouse(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def spark(warehouse):
-    session = local_session(warehouse, driver_memory="4g", shuffle_partitions=2)
+    session = local_session(warehouse, driver_memory="4g", shuffle_partitions=2, small_data=True)
     yield session
     session.stop()
