@@ -15,9 +15,10 @@ def warehouse_dir() -> Path:
 # compiling: C2 compiles Spark's own code and the classes generated for each query. C1-compiled
 # code and plans without whole-stage code generation cut that JVM's CPU from 155 s to 91 s for
 # five dbt invocations of the integration project, and their wall time from 126 s to 97 s.
-# Large builds want the defaults: their rows run through the compiled code. (Interpreted
-# expressions too, `spark.sql.codegen.factoryMode=NO_CODEGEN`, would save 15 s more, but
-# `spark.catalog.listTables` fails under it in Spark 4.)
+# In the whole suite's CI the worker time fell by 4% only: the modules that plan larger
+# queries got slower. Large builds want the defaults: their rows run through the compiled code.
+# (Interpreted expressions too, `spark.sql.codegen.factoryMode=NO_CODEGEN`, would save 15 s
+# more, but `spark.catalog.listTables` fails under it in Spark 4.)
 SMALL_DATA_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=512m"
 SMALL_DATA_SETTINGS = {"spark.sql.codegen.wholeStage": "false"}
 
