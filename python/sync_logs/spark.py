@@ -30,7 +30,7 @@ def local_session(
     small_data: bool = False,
 ) -> SparkSession:
     """A Hive-enabled local session whose tables and metastore both live in `warehouse`;
-    `small_data` sizes its JVM for small tables (SMALL_DATA_JAVA_OPTIONS).
+    `small_data` sizes its JVM for small tables (SMALL_DATA_JAVA_OPTIONS, SMALL_DATA_SETTINGS).
 
     ANSI mode stays at Spark 4's default (on), as in the `local` target's builds."""
     warehouse = (warehouse or warehouse_dir()).resolve()
