@@ -23,7 +23,10 @@ SMALL_DATA_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=512
 # Adaptive execution plans each query again after every stage: on tables of a few rows that
 # replanning is the work. Without it, the Spark case of tests/dbt/test_marts_incremental.py
 # took 355 s of CPU instead of 445 s (2 shuffle partitions instead of 4 in both).
-SMALL_DATA_SETTINGS = {"spark.sql.codegen.wholeStage": "false", "spark.sql.adaptive.enabled": "false"}
+SMALL_DATA_SETTINGS = {
+    "spark.sql.codegen.wholeStage": "false",
+    "spark.sql.adaptive.enabled": "false",
+}
 # The `local` target (profiles.example.yml) sets these two settings again on each of dbt's
 # statements, from these variables: a small-data session sets them to its own.
 TARGET_SETTING_VARIABLES = {
