@@ -21,8 +21,9 @@ def warehouse_dir() -> Path:
 # more, but `spark.catalog.listTables` fails under it in Spark 4.)
 SMALL_DATA_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=512m"
 # Adaptive execution plans each query again after every stage: on tables of a few rows that
-# replanning is the work. Without it, the Spark case of tests/dbt/test_marts_incremental.py
-# took 355 s of CPU instead of 445 s (2 shuffle partitions instead of 4 in both).
+# replanning is the work. The Spark case of tests/dbt/test_marts_incremental.py took 445 s of
+# CPU with the `local` target's settings (adaptive, 4 shuffle partitions), 399 s without
+# adaptive execution, 355 s without it and with 2 partitions (353 s with 1).
 SMALL_DATA_SETTINGS = {
     "spark.sql.codegen.wholeStage": "false",
     "spark.sql.adaptive.enabled": "false",
