@@ -9,6 +9,7 @@ Builds of the same project, vars and target start from one saved dbt parse
 """
 
 import os
+from collections import defaultdict
 from pathlib import Path
 
 import pytest
@@ -84,3 +85,27 @@ def spark(warehouse):
     session = local_session(warehouse, driver_memory="4g", shuffle_partitions=2, small_data=True)
     yield session
     session.stop()
+
+
+# Seconds (setup, call and teardown) and tests per module, from every report the run receives:
+# under xdist the controller receives the workers' reports.
+_module_seconds: dict[str, float] = defaultdict(float)
+_module_tests: dict[str, int] = defaultdict(int)
+
+
+def pytest_runtest_logreport(report) -> None:
+    module = report.nodeid.split("::", 1)[0]
+    _module_seconds[module] += report.duration
+    if report.when == "call" or (report.when == "setup" and report.skipped):
+        _module_tests[module] += 1
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """The time of each module, longest first: where the suite's time goes, without a rerun."""
+    if not _module_seconds or hasattr(terminalreporter.config, "workerinput"):
+        return
+    terminalreporter.write_sep("=", "seconds per module (setup, tests, teardown)")
+    for module, seconds in sorted(_module_seconds.items(), key=lambda item: -item[1]):
+        terminalreporter.write_line(f"{seconds:8.1f} s  {_module_tests[module]:4d} tests  {module}")
+    total = sum(_module_seconds.values())
+    terminalreporter.write_line(f"{total:8.1f} s  {sum(_module_tests.values()):4d} tests  in all")
