@@ -1,6 +1,12 @@
 """Run folders that change after they were loaded: a run reloaded with no records left, and a
 run whose folder turned invalid. The incremental build must drop their old changelog rows,
-recompute the later run of the sync, and equal a first build of the final lake row for row."""
+recompute the later run of the sync, and equal a first build of the final lake row for row.
+
+One lake holds both scenarios, in syncs of their own: sync 20 (a reloaded and an invalid run
+before a later one) and syncs 31 to 35 (syncs and runs left with zero rows). Three builds: the
+first lake and the changed lake into one warehouse (`dbt build`, data tests included), and a
+first build of the changed lake into another (`dbt run`: every table it writes is compared
+with the incremental one, which the data tests checked)."""
 
 from __future__ import annotations
 
@@ -13,7 +19,25 @@ from sync_logs.dbt_invoke import run_dbt
 
 SYNC = 20
 INCREMENTAL, REBUILT = "canon_reload", "canon_reload_full"
-LOAD_TIME_COLUMNS = {"logged_at", "_census_logged_at", "manifest_version", "loaded_at"}
+RECORDS = "records_updated.0.parquet"
+COMPARED_TABLES = [
+    "sync_changelog",
+    "sync_snapshot",
+    "sync_runs",
+    "sync_log",
+    "int_sync_logs__snapshot",
+    "int_sync_logs__record_files",
+    "int_sync_logs__run_manifest",
+    "sync_logs_quarantine",
+    "source_objects",
+    "destinations",
+    "destination_objects",
+]
+# Set from the clock or the build: they differ between an incremental history and a rebuild.
+BUILD_TIME_COLUMNS = {
+    "logged_at", "_census_logged_at", "manifest_version", "loaded_at",
+    "inspected_at", "manifest_updated_at", "listed_at", "lake_fingerprint",
+}
 
 
 def upsert(row_id: str, version: int, minute: float) -> dict:
@@ -29,10 +53,8 @@ def build(lake, work, schema: str, command: str = "build") -> None:
     )
 
 
-@pytest.fixture(scope="module")
-def reloaded(spark, tmp_path_factory):
-    work = tmp_path_factory.mktemp("canonical_reload")
-    lake = work / "lake"
+def reload_lake(lake) -> None:
+    """Sync 20: four runs of upserts; run 2 also deletes row e, which run 4 adds again."""
     batches = {
         1: [upsert("a", 1, 1), upsert("b", 1, 1), upsert("c", 1, 1), upsert("e", 1, 1)],
         2: [
@@ -43,116 +65,21 @@ def reloaded(spark, tmp_path_factory):
         4: [upsert("a", 3, 181), upsert("c", 2, 181), upsert("e", 1, 181)],
     }
     for run, rows in batches.items():
-        write_run(lake, 1, SYNC, run, at(60 * (run - 1)), {"records_updated.0.parquet": rows})
-    build(lake, work, INCREMENTAL)
-    before = op_types(spark, INCREMENTAL)
+        write_run(lake, 1, SYNC, run, at(60 * (run - 1)), {RECORDS: rows})
 
-    # run 2 now has no record file at all; run 3's metadata.json is no longer JSON
-    (run_dir(lake, 1, SYNC, 2) / "records_updated.0.parquet").unlink()
+
+def reload_runs(lake) -> None:
+    """Run 2 now has no record file at all; run 3's metadata.json is no longer JSON."""
+    (run_dir(lake, 1, SYNC, 2) / RECORDS).unlink()
     write_run(lake, 1, SYNC, 2, at(60))
     (run_dir(lake, 1, SYNC, 3) / "metadata.json").write_text("{not json", encoding="utf-8")
-    build(lake, work, INCREMENTAL)
-    build(lake, work, REBUILT)
-    yield before
-    shutil.rmtree(work, ignore_errors=True)
 
 
 def op_types(spark, schema: str) -> list[tuple]:
-    rows = spark.table(f"{schema}.sync_changelog").select(
+    rows = spark.table(f"{schema}.sync_changelog").where(f"sync_id = {SYNC}").select(
         "sync_run_id", "row_id", "op_type", "payload_changed"
     )
     return sorted(tuple(row) for row in rows.collect())
-
-
-def table_rows(spark, schema: str, table: str) -> list[tuple]:
-    frame = spark.table(f"{schema}.{table}")
-    columns = [column for column in frame.columns if column not in LOAD_TIME_COLUMNS]
-    return sorted((tuple(row) for row in frame.select(*columns).collect()), key=repr)
-
-
-def test_first_build_saw_all_four_runs(reloaded):
-    assert reloaded == [
-        (1, "a", "added", True), (1, "b", "added", True),
-        (1, "c", "added", True), (1, "e", "added", True),
-        (2, "a", "changed", True), (2, "e", "removed", False),
-        (3, "c", "changed", True),
-        (4, "a", "changed", True), (4, "c", "changed", False), (4, "e", "added", True),
-    ]  # fmt: skip
-
-
-def test_emptied_and_invalid_runs_leave_and_the_later_run_is_recomputed(spark, reloaded):
-    assert op_types(spark, INCREMENTAL) == [
-        (1, "a", "added", True), (1, "b", "added", True),
-        (1, "c", "added", True), (1, "e", "added", True),
-        (4, "a", "changed", True), (4, "c", "changed", True), (4, "e", "changed", False),
-    ]  # fmt: skip
-
-
-def test_runs_keep_the_emptied_run_and_drop_the_invalid_one(spark, reloaded):
-    runs = spark.table(f"{INCREMENTAL}.sync_runs").select(
-        "sync_run_id", "num_records", "num_changelog_rows", "num_planned_add", "num_planned_change"
-    )
-    assert sorted(tuple(row) for row in runs.collect()) == [
-        (1, 4, 4, 4, 0),
-        (2, 0, 0, 0, 0),
-        (4, 3, 3, 0, 3),
-    ]
-
-
-def test_plan_of_the_second_build(spark, reloaded):
-    plan = spark.table(f"{INCREMENTAL}.int_sync_logs__build_plan").select(
-        "sync_run_id", "action", "is_superseded", "cutoff_sync_run_id", "committed_version"
-    )
-    rows = sorted(tuple(row) for row in plan.collect())
-    assert [row[:4] for row in rows] == [
-        (1, None, None, None),
-        (2, "load", True, 2),
-        (3, "clear", True, 2),
-        (4, "recompute", False, 2),
-    ]
-    assert all(row[4] is not None for row in rows), "every run of the first build is committed"
-
-
-def test_snapshot_keeps_first_added_from_the_first_run(spark, reloaded):
-    snapshot = spark.table(f"{INCREMENTAL}.sync_snapshot").select(
-        "row_id", "sync_run_id", "op_type", "fields", "first_added_at"
-    )
-    first_added = at(2).replace(tzinfo=None)
-    assert sorted(tuple(row) for row in snapshot.collect()) == [
-        ("a", 4, "changed", payload(v=3), first_added),
-        ("b", 1, "unchanged", payload(v=1), first_added),
-        ("c", 4, "changed", payload(v=2), first_added),
-        ("e", 4, "changed", payload(v=1), first_added),
-    ]
-
-
-@pytest.mark.parametrize(
-    "table", ["sync_changelog", "sync_snapshot", "sync_runs", "sync_log", "int_sync_logs__snapshot"]
-)
-def test_incremental_equals_first_build_of_the_final_lake(spark, reloaded, table):
-    assert table_rows(spark, INCREMENTAL, table) == table_rows(spark, REBUILT, table)
-
-
-# Syncs and runs that end up with zero rows (issue 15, item 3). One lake, two builds of the
-# same warehouse and one first build of the final lake; every canonical table must be equal.
-EMPTIED, EMPTIED_REBUILT = "canon_emptied", "canon_emptied_full"
-RECORDS = "records_updated.0.parquet"
-COMPARED_TABLES = [
-    "sync_changelog",
-    "sync_snapshot",
-    "sync_runs",
-    "sync_log",
-    "int_sync_logs__snapshot",
-    "int_sync_logs__record_files",
-    "int_sync_logs__run_manifest",
-    "sync_logs_quarantine",
-    "source_objects",
-    "destinations",
-    "destination_objects",
-]
-BUILD_TIME_COLUMNS = LOAD_TIME_COLUMNS | {
-    "inspected_at", "manifest_updated_at", "listed_at", "lake_fingerprint",
-}
 
 
 def emptied_lake(lake) -> None:
@@ -186,61 +113,124 @@ def relative(path: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def emptied(spark, tmp_path_factory):
-    work = tmp_path_factory.mktemp("canonical_emptied")
+def changed(spark, tmp_path_factory):
+    work = tmp_path_factory.mktemp("canonical_reload")
     lake = work / "lake"
+    reload_lake(lake)
     emptied_lake(lake)
-    build(lake, work, EMPTIED, "run")  # the data tests run on the final builds
+    build(lake, work, INCREMENTAL)
     first = {
-        "changelog": sorted(
-            tuple(row)
-            for row in spark.table(f"{EMPTIED}.sync_changelog")
-            .select("sync_id", "sync_run_id", "row_id")
-            .collect()
+        "reload_op_types": op_types(spark, INCREMENTAL),
+        "emptied_changelog": rows_of(
+            spark, INCREMENTAL, "sync_changelog", "sync_id", "sync_run_id", "row_id"
         ),
-        "quarantine": sorted(
-            relative(row["path"])
-            for row in spark.table(f"{EMPTIED}.sync_logs_quarantine").collect()
+        "emptied_quarantine": sorted(
+            relative(path)
+            for (path,) in rows_of(spark, INCREMENTAL, "sync_logs_quarantine", "path")
         ),
     }
+    reload_runs(lake)
     empty_runs(lake)
-    build(lake, work, EMPTIED)
-    build(lake, work, EMPTIED_REBUILT, "run")
+    build(lake, work, INCREMENTAL)
+    build(lake, work, REBUILT, "run")
     yield first
     shutil.rmtree(work, ignore_errors=True)
 
 
 def rows_of(spark, schema: str, table: str, *columns: str) -> list[tuple]:
-    frame = spark.table(f"{schema}.{table}").select(*columns)
+    """`columns` of every row but sync 20's (the reload scenario's), sorted."""
+    frame = spark.table(f"{schema}.{table}")
+    frame = frame.where(frame.sync_id.isNull() | (frame.sync_id != SYNC)).select(*columns)
     return sorted((tuple(row) for row in frame.collect()), key=repr)
 
 
 def comparable_rows(spark, schema: str, table: str) -> list[tuple]:
+    """Every row of the table (both scenarios), without the build-time columns."""
     frame = spark.table(f"{schema}.{table}")
     columns = [column for column in frame.columns if column not in BUILD_TIME_COLUMNS]
     return sorted((tuple(row) for row in frame.select(*columns).collect()), key=repr)
 
 
-def test_emptied_lake_first_build_loaded_every_run(emptied):
-    assert emptied["changelog"] == [
+def test_first_build_saw_all_four_runs(changed):
+    assert changed["reload_op_types"] == [
+        (1, "a", "added", True), (1, "b", "added", True),
+        (1, "c", "added", True), (1, "e", "added", True),
+        (2, "a", "changed", True), (2, "e", "removed", False),
+        (3, "c", "changed", True),
+        (4, "a", "changed", True), (4, "c", "changed", False), (4, "e", "added", True),
+    ]  # fmt: skip
+
+
+def test_emptied_and_invalid_runs_leave_and_the_later_run_is_recomputed(spark, changed):
+    assert op_types(spark, INCREMENTAL) == [
+        (1, "a", "added", True), (1, "b", "added", True),
+        (1, "c", "added", True), (1, "e", "added", True),
+        (4, "a", "changed", True), (4, "c", "changed", True), (4, "e", "changed", False),
+    ]  # fmt: skip
+
+
+def test_runs_keep_the_emptied_run_and_drop_the_invalid_one(spark, changed):
+    runs = spark.table(f"{INCREMENTAL}.sync_runs").where(f"sync_id = {SYNC}").select(
+        "sync_run_id", "num_records", "num_changelog_rows", "num_planned_add", "num_planned_change"
+    )
+    assert sorted(tuple(row) for row in runs.collect()) == [
+        (1, 4, 4, 4, 0),
+        (2, 0, 0, 0, 0),
+        (4, 3, 3, 0, 3),
+    ]
+
+
+def test_plan_of_the_second_build(spark, changed):
+    plan = spark.table(f"{INCREMENTAL}.int_sync_logs__build_plan").where(f"sync_id = {SYNC}")
+    plan = plan.select(
+        "sync_run_id", "action", "is_superseded", "cutoff_sync_run_id", "committed_version"
+    )
+    rows = sorted(tuple(row) for row in plan.collect())
+    assert [row[:4] for row in rows] == [
+        (1, None, None, None),
+        (2, "load", True, 2),
+        (3, "clear", True, 2),
+        (4, "recompute", False, 2),
+    ]
+    assert all(row[4] is not None for row in rows), "every run of the first build is committed"
+
+
+def test_snapshot_keeps_first_added_from_the_first_run(spark, changed):
+    snapshot = spark.table(f"{INCREMENTAL}.sync_snapshot").where(f"sync_id = {SYNC}").select(
+        "row_id", "sync_run_id", "op_type", "fields", "first_added_at"
+    )
+    first_added = at(2).replace(tzinfo=None)
+    assert sorted(tuple(row) for row in snapshot.collect()) == [
+        ("a", 4, "changed", payload(v=3), first_added),
+        ("b", 1, "unchanged", payload(v=1), first_added),
+        ("c", 4, "changed", payload(v=2), first_added),
+        ("e", 4, "changed", payload(v=1), first_added),
+    ]
+
+
+# Syncs and runs that end up with zero rows (issue 15, item 3): syncs 31 to 35.
+def test_emptied_lake_first_build_loaded_every_run(changed):
+    assert changed["emptied_changelog"] == [
         (31, 311, "a"), (31, 311, "b"),
         (32, 321, "a"), (32, 321, "b"), (32, 322, "a"), (32, 322, "c"), (32, 323, "b"),
         (33, 331, "a"), (33, 331, "b"), (33, 332, "a"),
         (34, 341, "a"),
         (35, 351, "a"),
     ]  # fmt: skip
-    assert emptied["quarantine"] == ["sync_tracking_datasets/1/35/351/records_updated.1.parquet"]
+    assert changed["emptied_quarantine"] == [
+        "sync_tracking_datasets/1/35/351/records_updated.1.parquet"
+    ]
 
 
-def test_emptied_runs_leave_the_changelog(spark, emptied):
+def test_emptied_runs_leave_the_changelog(spark, changed):
     columns = ("sync_id", "sync_run_id", "row_id", "op_type")
-    assert rows_of(spark, EMPTIED, "sync_changelog", *columns) == [
+    assert rows_of(spark, INCREMENTAL, "sync_changelog", *columns) == [
         (32, 321, "a", "added"), (32, 321, "b", "added"), (32, 323, "b", "changed"),
         (33, 331, "a", "added"), (33, 331, "b", "added"),
     ]  # fmt: skip
 
 
-def test_a_sync_without_rows_has_no_snapshot(spark, emptied):
+def test_a_sync_without_rows_has_no_snapshot(spark, changed):
     expected = [
         (32, "a", 321, "unchanged", payload(v=1)),
         (32, "b", 323, "changed", payload(v=2)),
@@ -248,13 +238,13 @@ def test_a_sync_without_rows_has_no_snapshot(spark, emptied):
         (33, "b", 331, "unchanged", payload(v=1)),
     ]
     columns = ("sync_id", "row_id", "sync_run_id", "op_type", "fields")
-    assert rows_of(spark, EMPTIED, "sync_snapshot", *columns) == expected
-    assert rows_of(spark, EMPTIED, "int_sync_logs__snapshot", *columns) == expected
+    assert rows_of(spark, INCREMENTAL, "sync_snapshot", *columns) == expected
+    assert rows_of(spark, INCREMENTAL, "int_sync_logs__snapshot", *columns) == expected
 
 
-def test_runs_with_zero_records_stay_and_the_invalid_only_run_leaves(spark, emptied):
+def test_runs_with_zero_records_stay_and_the_invalid_only_run_leaves(spark, changed):
     columns = ("sync_id", "sync_run_id", "num_records", "num_files", "num_changelog_rows")
-    assert rows_of(spark, EMPTIED, "sync_runs", *columns) == [
+    assert rows_of(spark, INCREMENTAL, "sync_runs", *columns) == [
         (31, 311, 0, 0, 0),
         (32, 321, 2, 1, 2), (32, 322, 0, 0, 0), (32, 323, 1, 1, 1),
         (33, 331, 2, 1, 2), (33, 332, 0, 1, 0),
@@ -262,8 +252,8 @@ def test_runs_with_zero_records_stay_and_the_invalid_only_run_leaves(spark, empt
     ]  # fmt: skip
 
 
-def test_removed_record_files_leave_the_file_inventory(spark, emptied):
-    files = rows_of(spark, EMPTIED, "int_sync_logs__record_files", "path", "num_rows")
+def test_removed_record_files_leave_the_file_inventory(spark, changed):
+    files = rows_of(spark, INCREMENTAL, "int_sync_logs__record_files", "path", "num_rows")
     assert [(relative(path), rows) for path, rows in files] == [
         ("sync_tracking_datasets/1/32/321/records_updated.0.parquet", 2),
         ("sync_tracking_datasets/1/32/323/records_updated.0.parquet", 1),
@@ -272,13 +262,13 @@ def test_removed_record_files_leave_the_file_inventory(spark, emptied):
     ]
 
 
-def test_quarantine_forgets_the_removed_file_and_lists_the_invalid_run(spark, emptied):
-    rows = rows_of(spark, EMPTIED, "sync_logs_quarantine", "item_type", "path", "reason")
+def test_quarantine_forgets_the_removed_file_and_lists_the_invalid_run(spark, changed):
+    rows = rows_of(spark, INCREMENTAL, "sync_logs_quarantine", "item_type", "path", "reason")
     assert [(kind, relative(path), reason) for kind, path, reason in rows] == [
         ("run_folder", "sync_tracking_datasets/1/34/341", "metadata.json is not a JSON object"),
     ]
 
 
 @pytest.mark.parametrize("table", COMPARED_TABLES)
-def test_emptied_incremental_equals_first_build_of_the_final_lake(spark, emptied, table):
-    assert comparable_rows(spark, EMPTIED, table) == comparable_rows(spark, EMPTIED_REBUILT, table)
+def test_incremental_equals_first_build_of_the_final_lake(spark, changed, table):
+    assert comparable_rows(spark, INCREMENTAL, table) == comparable_rows(spark, REBUILT, table)
