@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 DEPS_STAMP := $(VENV)/.deps-installed
 
-.PHONY: demo test test-newest-python lint bench venv clean
+.PHONY: demo check test test-newest-python lint bench venv clean
 
 venv: $(DEPS_STAMP)
 
@@ -19,19 +19,25 @@ $(DEPS_STAMP): pyproject.toml constraints.txt
 demo: $(DEPS_STAMP)
 	$(VENV)/bin/sync-logs demo
 
+# The inner loop, after each change (a few minutes): lint, the library's unit tests on small
+# hand-written DataFrames (tests/python) and one canonical build of the hand-made lake with its
+# expected rows (tests/dbt/test_canonical_handmade.py).
+check: lint
+	$(PY) -m pytest -n 2 --dist loadfile tests/python tests/dbt/test_canonical_handmade.py
+
 # The whole test suite: pytest (adapter, generator, Python models) and dbt builds on embedded Spark,
 # PostgreSQL (a throwaway server on 127.0.0.1, started here) and DuckDB; two pytest-xdist workers,
 # each with its own SparkSession, a whole test module at a time (the modules that share
-# the consumer project's build together: tests/conftest.py). Then the hand-made lake again on
-# the newest supported Python (3.13), the package installed as users install it (test-newest-python).
+# the consumer project's build together: tests/conftest.py). One of them builds the hand-made
+# lake on the newest supported Python (3.13), the package installed as users install it
+# (tests/consumer/test_newest_python.py runs tests/newest_python.sh).
 test: $(DEPS_STAMP)
 	bash tests/services/postgres.sh start
 	bash tests/services/chromium.sh
 	$(PY) -m pytest -n 2 --dist loadfile tests
-	bash tests/newest_python.sh
 
 # A fresh Python 3.13 venv (uv), the package installed non-editable with its base dependencies
-# and constraints.txt, and tests/dbt/test_canonical_handmade.py on it.
+# and constraints.txt, and tests/dbt/test_canonical_handmade.py on it (`make test` runs it too).
 test-newest-python: $(DEPS_STAMP)
 	bash tests/newest_python.sh
 

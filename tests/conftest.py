@@ -34,6 +34,7 @@ UNIT_SECONDS = {
     "tests/consumer/test_fresh_install.py": 210,
     "tests/cluster/test_thrift_build.py": 200,
     "consumer_build": 120,
+    "tests/consumer/test_newest_python.py": 120,
     "tests/dbt/test_record_lookup.py": 110,
     "tests/report/test_report.py": 110,
     "tests/dbt/test_marts_engines.py": 110,

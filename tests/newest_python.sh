@@ -2,7 +2,8 @@
 # The hand-made lake on the newest supported Python (3.13), as a user installs the package:
 # a fresh venv (uv), the package built from this checkout and installed (not editable) with
 # the base dependencies only and constraints.txt, then one canonical test module on it.
-# Called by `make test`; prints its wall time. Run from anywhere: it works in the checkout.
+# Run by `make test` (tests/consumer/test_newest_python.py) and `make test-newest-python`;
+# prints its wall time. Run from anywhere: it works in the checkout.
 #
 #   NEWEST_PYTHON  the interpreter (default: python3.13 on PATH, else the newest 3.13 under
 #                  `pyenv root`/versions, else ~/.pyenv/versions/3.13.*)

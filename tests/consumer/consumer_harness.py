@@ -1,6 +1,7 @@
 """The consumer project (tests/consumer_project): install, build, read back."""
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,6 +15,19 @@ REPO = Path(__file__).resolve().parents[2]
 # The consumer's overrides, as its dbt_project.yml writes them.
 SCHEMA = "consumer"
 PACKAGE_SCHEMA = f"{SCHEMA}_sync_logs_obs"
+
+
+def isolated_env() -> dict[str, str]:
+    """This process's environment without what would leak the test session into a new Python
+    environment: PySpark's worker interpreter, PYTHONPATH, pytest's and dbt's variables and
+    the package's own (warehouse folder, schema, parse cache, session settings)."""
+    leaks = ("PYSPARK_", "SPARK_", "DBT_", "SYNC_LOGS_", "PYTEST_")
+    return {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(leaks)
+        and key not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONNOUSERSITE")
+    }
 
 
 def install_package() -> None:

@@ -25,7 +25,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 import yaml
-from consumer_harness import REPO
+from consumer_harness import REPO, isolated_env
 
 from handmade_lake import at, payload, rec, write_facts, write_run
 
@@ -47,16 +47,9 @@ def run(command: list[str], cwd: Path, env: dict[str, str]) -> str:
 
 
 def clean_env(venv: Path) -> dict[str, str]:
-    """This process's environment without what would leak the development virtualenv into the
-    fresh one: its interpreter for PySpark's workers, PYTHONPATH, and dbt's and the package's
-    own variables. The fresh virtualenv's bin comes first on PATH, as after `activate`."""
-    leaks = ("PYSPARK_", "SPARK_", "DBT_", "SYNC_LOGS_")
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(leaks)
-        and key not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONNOUSERSITE")
-    }
+    """The environment without the development virtualenv's leaks (`isolated_env`), the fresh
+    virtualenv's bin first on PATH, as after `activate`."""
+    env = isolated_env()
     dev_bin = str(Path(sys.executable).parent)
     path = [p for p in env.get("PATH", "").split(os.pathsep) if p and p != dev_bin]
     env["PATH"] = os.pathsep.join([str(venv / "bin"), *path])
