@@ -56,6 +56,8 @@ def cluster_build(spark_cluster, lake, spark, warehouse, tmp_path_factory):
         **spark_cluster.driver_env(work / "driver-conf", event_log_dir=events, ui_port=ui_port),
         "SYNC_LOGS_WAREHOUSE_DIR": str(work / "warehouse"),
         "SYNC_LOGS_SCHEMA": SCHEMA,
+        # a lake of 4,500 records: 2 tasks a shuffle, not the target's 8
+        "SYNC_LOGS_SHUFFLE_PARTITIONS": "2",
     }
     with ThreadPoolExecutor(max_workers=1) as pool:
         local = pool.submit(local_reference_build, lake, local_work)

@@ -57,23 +57,28 @@ def query(sql: str) -> list[tuple]:
 
 
 def scan(schema: str, needles: list[str]) -> dict:
-    """{(relation, column): [needles found]} over every column of every table and view."""
+    """{(relation, column): [needles found]} over every column of every table and view: one
+    query per relation."""
     columns = query(
         "select table_name, column_name from information_schema.columns "
         f"where table_schema = '{schema}' order by table_name, column_name"
     )
     assert columns, f"nothing to scan in {schema}"
-    found = {}
+    per_table: dict[str, list[str]] = {}
     for table, column in columns:
-        hits = [
-            needle for needle in needles
-            if query(
-                f'select count(*) from "{schema}"."{table}" '
-                f"""where cast("{column}" as text) like '%{needle}%'"""
-            )[0][0]
-        ]
-        if hits:
-            found[(table, column)] = hits
+        per_table.setdefault(table, []).append(column)
+    found = {}
+    for table, table_columns in per_table.items():
+        counts = query(
+            "select " + ", ".join(
+                f"""count(*) filter (where cast("{column}" as text) like '%{needle}%')"""
+                for column in table_columns for needle in needles
+            ) + f' from "{schema}"."{table}"'
+        )[0]
+        for c, column in enumerate(table_columns):
+            hits = [n for i, n in enumerate(needles) if counts[c * len(needles) + i]]
+            if hits:
+                found[(table, column)] = hits
     return found
 
 
