@@ -27,19 +27,18 @@ CONSUMER_BUILD_MODULES = frozenset(
 # Seconds a unit took in a fresh-clone CI run (setup and tests), for the longest units only:
 # the scheduler hands out the longest first, so that no long module starts last.
 UNIT_SECONDS = {
-    "tests/dbt/test_canonical_reload.py": 360,
-    "tests/cluster/test_cluster_build.py": 330,
-    "tests/dbt/test_canonical_build.py": 220,
-    "tests/dbt/test_retention.py": 220,
-    "tests/consumer/test_fresh_install.py": 210,
-    "tests/cluster/test_thrift_build.py": 200,
-    "consumer_build": 120,
-    "tests/consumer/test_newest_python.py": 120,
-    "tests/dbt/test_record_lookup.py": 110,
-    "tests/report/test_report.py": 110,
-    "tests/dbt/test_marts_engines.py": 110,
-    "tests/python/test_run_manifest_inventory.py": 100,
-    "tests/dbt/test_canonical_handmade.py": 100,
+    "tests/dbt/test_canonical_reload.py": 260,
+    "tests/cluster/test_cluster_build.py": 240,
+    "tests/consumer/test_fresh_install.py": 130,
+    "tests/dbt/test_canonical_build.py": 120,
+    "tests/cluster/test_thrift_build.py": 110,
+    "tests/consumer/test_newest_python.py": 100,
+    "tests/dbt/test_retention.py": 100,
+    "consumer_build": 80,
+    "tests/dbt/test_record_lookup.py": 70,
+    "tests/dbt/test_marts_engines.py": 65,
+    "tests/python/test_run_manifest_inventory.py": 65,
+    "tests/report/test_report.py": 55,
 }
 
 

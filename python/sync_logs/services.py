@@ -27,6 +27,8 @@ from typing import TypeVar
 
 import pyspark
 
+from sync_logs.spark import SMALL_DATA_JAVA_OPTIONS, SMALL_DATA_SETTINGS
+
 SPARK_HOME = Path(pyspark.__file__).resolve().parent
 LOOPBACK = "127.0.0.1"
 
@@ -382,6 +384,8 @@ class ThriftServer(SavedService):
     ui_port: int = 4050
     master: str = "local[2]"
     driver_memory: str = "1g"
+    #: sized for tables of a few rows (sync_logs.spark's SMALL_DATA settings), as the tests are
+    small_data: bool = False
     processes: list[Process] = field(default_factory=list)
 
     @classmethod
@@ -404,9 +408,13 @@ class ThriftServer(SavedService):
         for port in (self.port, self.ui_port):
             if port_open(port):
                 raise ServiceError(f"port {port} on {LOOPBACK} is already in use")
+        java_options = f"-Dderby.system.home={self.state_dir}"
+        if self.small_data:
+            java_options += f" {SMALL_DATA_JAVA_OPTIONS}"
         conf_dir = write_conf_dir(
             self.state_dir / "conf",
             {
+                **(SMALL_DATA_SETTINGS if self.small_data else {}),
                 "spark.master": self.master,
                 "spark.app.name": "sync_logs_thrift",
                 "spark.driver.memory": self.driver_memory,
@@ -417,8 +425,8 @@ class ThriftServer(SavedService):
                 "spark.sql.warehouse.dir": self.warehouse.as_uri(),
                 "spark.hadoop.javax.jdo.option.ConnectionURL":
                     f"jdbc:derby:;databaseName={self.state_dir / 'metastore_db'};create=true",
-                "spark.driver.extraJavaOptions": f"-Dderby.system.home={self.state_dir}",
-                "spark.sql.shuffle.partitions": "4",
+                "spark.driver.extraJavaOptions": java_options,
+                "spark.sql.shuffle.partitions": "2" if self.small_data else "4",
                 "spark.sql.session.timeZone": "UTC",
             },
         )

@@ -50,9 +50,11 @@ def spark_cluster(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def thrift_server(tmp_path_factory):
-    """A Spark Thrift server on a free loopback port, warehouse and metastore in its own folder."""
+    """A Spark Thrift server on a free loopback port, warehouse and metastore in its own folder,
+    sized for the fixture's tables of a few rows (the cluster build runs Spark's defaults)."""
     _stop_on_sigterm()
-    server = ThriftServer.with_free_ports(tmp_path_factory.mktemp("thrift_server"))
+    server = ThriftServer.with_free_ports(tmp_path_factory.mktemp("thrift_server"),
+                                          small_data=True)
     atexit.register(server.stop)
     try:
         server.start()

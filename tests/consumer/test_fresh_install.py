@@ -28,6 +28,7 @@ import yaml
 from consumer_harness import REPO, isolated_env
 
 from handmade_lake import at, payload, rec, write_facts, write_run
+from sync_logs.spark import SMALL_DATA_JAVA_OPTIONS, SMALL_DATA_SETTINGS
 
 # The README's command, run in the checkout (README, "Use it in your dbt project").
 README_INSTALL = ["pip", "install", "-c", "constraints.txt", "."]
@@ -115,7 +116,8 @@ def write_lake(lake: Path) -> None:
 
 def write_project(project: Path, checkout: Path, lake: Path, warehouse: Path) -> None:
     """A new dbt project: packages.yml pointing at the checkout, a small sparksession profile
-    (one 1 GiB JVM, as profiles.example.yml's `local` target but smaller)."""
+    (one 1 GiB JVM, as profiles.example.yml's `local` target but smaller, and sized for a lake
+    of a few rows as the test session is: sync_logs.spark's SMALL_DATA settings)."""
     project.mkdir(parents=True)
     files = {
         "packages.yml": {"packages": [{"local": str(checkout)}]},
@@ -143,7 +145,9 @@ def write_project(project: Path, checkout: Path, lake: Path, warehouse: Path) ->
                 "spark.sql.warehouse.dir": str(warehouse),
                 "spark.hadoop.javax.jdo.option.ConnectionURL":
                     "jdbc:derby:;databaseName=metastore_db;create=true",
-                "spark.driver.extraJavaOptions": f"-Dderby.system.home={warehouse}",
+                "spark.driver.extraJavaOptions":
+                    f"-Dderby.system.home={warehouse} {SMALL_DATA_JAVA_OPTIONS}",
+                **SMALL_DATA_SETTINGS,
                 "spark.sql.shuffle.partitions": "2",
                 "spark.sql.session.timeZone": "UTC",
                 "spark.ui.enabled": "false",
@@ -161,7 +165,8 @@ import json, sys
 from pathlib import Path
 from sync_logs.spark import local_session
 
-spark = local_session(Path(sys.argv[1]), driver_memory="1g", shuffle_partitions=2)
+spark = local_session(Path(sys.argv[1]), driver_memory="1g", shuffle_partitions=2,
+                      small_data=True)
 queries = json.loads(sys.argv[2])
 print(json.dumps({name: [row.asDict() for row in spark.sql(sql).collect()]
                   for name, sql in queries.items()}, default=str))
