@@ -15,7 +15,8 @@ $(DEPS_STAMP): pyproject.toml constraints.txt
 	$(PY) -m pip install --quiet -c constraints.txt -e '.[dev]' --config-settings editable_mode=compat
 	touch $@
 
-# Generate a demo lake, `dbt build` every model and test on the embedded Spark, print a summary.
+# Generate a demo lake; on the embedded Spark, build the canonical tables and the marts the summary
+# and report read, with their data tests (not the unit or regression tests); print a summary.
 demo: $(DEPS_STAMP)
 	$(VENV)/bin/sync-logs demo
 

@@ -1,4 +1,5 @@
-"""`sync-logs demo`: generate a demo lake, `dbt build` everything on embedded Spark, summarise.
+"""`sync-logs demo`: generate a demo lake, build on embedded Spark what a user looks at first
+and run the data tests on it, summarise, write the report.
 
 The demo runs the sync_logs dbt project of a checkout: `project_dir` (`--project-dir`), by
 default the checkout (`sync_logs.checkout.checkout_dir()`, a clear error when there is none).
@@ -26,6 +27,25 @@ DEMO_LAKE_INFO_SUFFIX = ".demo.json"
 REFERENCE_DELAY = timedelta(minutes=10)
 DEMO_REPORT = Path("target") / "sync_logs_report.html"
 SCHEMA = "sync_logs"
+
+#: What the demo builds, so that it answers in about two minutes: the canonical tables, the
+#: staging views, and the marts the summary and the report read, with their ancestors (the
+#: seed among them). `make test` builds the rest.
+DEMO_SELECT = [
+    "tag:sync_logs_canonical", "tag:sync_logs_staging",
+    *(f"+{mart}" for mart in (
+        "sync_logs__incidents", "sync_logs__run_anomalies", "sync_logs__sync_health",
+        "sync_logs__errors", "sync_logs__new_errors", "sync_logs__audience_events",
+        "sync_logs__row_operations")),
+]
+#: The checks a user runs first are the data tests on the public relations it builds (the
+#: canonical tables and the marts). Left to `make test`: the unit tests, the singular
+#: reconciliations, and the tests on the intermediate models, the staging views and the seed.
+DEMO_EXCLUDE = [
+    "test_type:unit", "test_type:singular",
+    "resource_type:test,*int_sync_logs__*", "resource_type:test,*stg_sync_logs__*",
+    "resource_type:test,*sync_logs_error_categories_*",
+]
 
 RUNS_BY_STATUS = """
 select coalesce(status, 'unknown') as status, count(*) as runs, sum(num_records) as records
@@ -168,8 +188,10 @@ def run_demo(lake: Path | None = None, records: int = 200_000, seed: int = 7,
     if reference is not None:
         print(f"Freshness reference time (sync_logs_reference_time): {reference} UTC")
     spark = local_session()
-    run_dbt(["build"], project_dir=project_dir, dbt_vars={"raw_root": str(lake)} | (
-        {"sync_logs_reference_time": reference} if reference else {}))
+    dbt_vars = {"raw_root": str(lake)} | (
+        {"sync_logs_reference_time": reference} if reference else {})
+    run_dbt(["build", "--select", *DEMO_SELECT, "--exclude", *DEMO_EXCLUDE],
+            project_dir=project_dir, dbt_vars=dbt_vars)
     summarise(spark)
     if report is not None:
         result = write_demo_report(lake, report, reference, project_dir)
