@@ -75,11 +75,23 @@ def reload_runs(lake) -> None:
     (run_dir(lake, 1, SYNC, 3) / "metadata.json").write_text("{not json", encoding="utf-8")
 
 
-def op_types(spark, schema: str) -> list[tuple]:
-    rows = spark.table(f"{schema}.sync_changelog").where(f"sync_id = {SYNC}").select(
-        "sync_run_id", "row_id", "op_type", "payload_changed"
-    )
-    return sorted(tuple(row) for row in rows.collect())
+def reload_rows(spark, table: str, *columns: str) -> list[tuple]:
+    """`columns` of sync 20's rows (the reload scenario's) in the incremental warehouse, sorted."""
+    frame = spark.table(f"{INCREMENTAL}.{table}").where(f"sync_id = {SYNC}").select(*columns)
+    return sorted(tuple(row) for row in frame.collect())
+
+
+def op_types(spark) -> list[tuple]:
+    columns = ("sync_run_id", "row_id", "op_type", "payload_changed")
+    return reload_rows(spark, "sync_changelog", *columns)
+
+
+def emptied_rows(spark, table: str, *columns: str) -> list[tuple]:
+    """`columns` of every row but sync 20's in the incremental warehouse (the emptied scenario's,
+    and any row without a sync), sorted."""
+    frame = spark.table(f"{INCREMENTAL}.{table}")
+    frame = frame.where(frame.sync_id.isNull() | (frame.sync_id != SYNC)).select(*columns)
+    return sorted((tuple(row) for row in frame.collect()), key=repr)
 
 
 def emptied_lake(lake) -> None:
@@ -120,13 +132,13 @@ def changed(spark, tmp_path_factory):
     emptied_lake(lake)
     build(lake, work, INCREMENTAL)
     first = {
-        "reload_op_types": op_types(spark, INCREMENTAL),
-        "emptied_changelog": rows_of(
-            spark, INCREMENTAL, "sync_changelog", "sync_id", "sync_run_id", "row_id"
+        "reload_op_types": op_types(spark),
+        "emptied_changelog": emptied_rows(
+            spark, "sync_changelog", "sync_id", "sync_run_id", "row_id"
         ),
         "emptied_quarantine": sorted(
             relative(path)
-            for (path,) in rows_of(spark, INCREMENTAL, "sync_logs_quarantine", "path")
+            for (path,) in emptied_rows(spark, "sync_logs_quarantine", "path")
         ),
     }
     reload_runs(lake)
@@ -135,13 +147,6 @@ def changed(spark, tmp_path_factory):
     build(lake, work, REBUILT, "run")
     yield first
     shutil.rmtree(work, ignore_errors=True)
-
-
-def rows_of(spark, schema: str, table: str, *columns: str) -> list[tuple]:
-    """`columns` of every row but sync 20's (the reload scenario's), sorted."""
-    frame = spark.table(f"{schema}.{table}")
-    frame = frame.where(frame.sync_id.isNull() | (frame.sync_id != SYNC)).select(*columns)
-    return sorted((tuple(row) for row in frame.collect()), key=repr)
 
 
 def comparable_rows(spark, schema: str, table: str) -> list[tuple]:
@@ -162,7 +167,7 @@ def test_first_build_saw_all_four_runs(changed):
 
 
 def test_emptied_and_invalid_runs_leave_and_the_later_run_is_recomputed(spark, changed):
-    assert op_types(spark, INCREMENTAL) == [
+    assert op_types(spark) == [
         (1, "a", "added", True), (1, "b", "added", True),
         (1, "c", "added", True), (1, "e", "added", True),
         (4, "a", "changed", True), (4, "c", "changed", True), (4, "e", "changed", False),
@@ -170,10 +175,10 @@ def test_emptied_and_invalid_runs_leave_and_the_later_run_is_recomputed(spark, c
 
 
 def test_runs_keep_the_emptied_run_and_drop_the_invalid_one(spark, changed):
-    runs = spark.table(f"{INCREMENTAL}.sync_runs").where(f"sync_id = {SYNC}").select(
-        "sync_run_id", "num_records", "num_changelog_rows", "num_planned_add", "num_planned_change"
-    )
-    assert sorted(tuple(row) for row in runs.collect()) == [
+    assert reload_rows(
+        spark, "sync_runs",
+        "sync_run_id", "num_records", "num_changelog_rows", "num_planned_add", "num_planned_change",
+    ) == [
         (1, 4, 4, 4, 0),
         (2, 0, 0, 0, 0),
         (4, 3, 3, 0, 3),
@@ -181,11 +186,10 @@ def test_runs_keep_the_emptied_run_and_drop_the_invalid_one(spark, changed):
 
 
 def test_plan_of_the_second_build(spark, changed):
-    plan = spark.table(f"{INCREMENTAL}.int_sync_logs__build_plan").where(f"sync_id = {SYNC}")
-    plan = plan.select(
-        "sync_run_id", "action", "is_superseded", "cutoff_sync_run_id", "committed_version"
+    rows = reload_rows(
+        spark, "int_sync_logs__build_plan",
+        "sync_run_id", "action", "is_superseded", "cutoff_sync_run_id", "committed_version",
     )
-    rows = sorted(tuple(row) for row in plan.collect())
     assert [row[:4] for row in rows] == [
         (1, None, None, None),
         (2, "load", True, 2),
@@ -196,11 +200,10 @@ def test_plan_of_the_second_build(spark, changed):
 
 
 def test_snapshot_keeps_first_added_from_the_first_run(spark, changed):
-    snapshot = spark.table(f"{INCREMENTAL}.sync_snapshot").where(f"sync_id = {SYNC}").select(
-        "row_id", "sync_run_id", "op_type", "fields", "first_added_at"
-    )
     first_added = at(2).replace(tzinfo=None)
-    assert sorted(tuple(row) for row in snapshot.collect()) == [
+    assert reload_rows(
+        spark, "sync_snapshot", "row_id", "sync_run_id", "op_type", "fields", "first_added_at"
+    ) == [
         ("a", 4, "changed", payload(v=3), first_added),
         ("b", 1, "unchanged", payload(v=1), first_added),
         ("c", 4, "changed", payload(v=2), first_added),
@@ -224,7 +227,7 @@ def test_emptied_lake_first_build_loaded_every_run(changed):
 
 def test_emptied_runs_leave_the_changelog(spark, changed):
     columns = ("sync_id", "sync_run_id", "row_id", "op_type")
-    assert rows_of(spark, INCREMENTAL, "sync_changelog", *columns) == [
+    assert emptied_rows(spark, "sync_changelog", *columns) == [
         (32, 321, "a", "added"), (32, 321, "b", "added"), (32, 323, "b", "changed"),
         (33, 331, "a", "added"), (33, 331, "b", "added"),
     ]  # fmt: skip
@@ -238,13 +241,13 @@ def test_a_sync_without_rows_has_no_snapshot(spark, changed):
         (33, "b", 331, "unchanged", payload(v=1)),
     ]
     columns = ("sync_id", "row_id", "sync_run_id", "op_type", "fields")
-    assert rows_of(spark, INCREMENTAL, "sync_snapshot", *columns) == expected
-    assert rows_of(spark, INCREMENTAL, "int_sync_logs__snapshot", *columns) == expected
+    assert emptied_rows(spark, "sync_snapshot", *columns) == expected
+    assert emptied_rows(spark, "int_sync_logs__snapshot", *columns) == expected
 
 
 def test_runs_with_zero_records_stay_and_the_invalid_only_run_leaves(spark, changed):
     columns = ("sync_id", "sync_run_id", "num_records", "num_files", "num_changelog_rows")
-    assert rows_of(spark, INCREMENTAL, "sync_runs", *columns) == [
+    assert emptied_rows(spark, "sync_runs", *columns) == [
         (31, 311, 0, 0, 0),
         (32, 321, 2, 1, 2), (32, 322, 0, 0, 0), (32, 323, 1, 1, 1),
         (33, 331, 2, 1, 2), (33, 332, 0, 1, 0),
@@ -253,7 +256,7 @@ def test_runs_with_zero_records_stay_and_the_invalid_only_run_leaves(spark, chan
 
 
 def test_removed_record_files_leave_the_file_inventory(spark, changed):
-    files = rows_of(spark, INCREMENTAL, "int_sync_logs__record_files", "path", "num_rows")
+    files = emptied_rows(spark, "int_sync_logs__record_files", "path", "num_rows")
     assert [(relative(path), rows) for path, rows in files] == [
         ("sync_tracking_datasets/1/32/321/records_updated.0.parquet", 2),
         ("sync_tracking_datasets/1/32/323/records_updated.0.parquet", 1),
@@ -263,7 +266,7 @@ def test_removed_record_files_leave_the_file_inventory(spark, changed):
 
 
 def test_quarantine_forgets_the_removed_file_and_lists_the_invalid_run(spark, changed):
-    rows = rows_of(spark, INCREMENTAL, "sync_logs_quarantine", "item_type", "path", "reason")
+    rows = emptied_rows(spark, "sync_logs_quarantine", "item_type", "path", "reason")
     assert [(kind, relative(path), reason) for kind, path, reason in rows] == [
         ("run_folder", "sync_tracking_datasets/1/34/341", "metadata.json is not a JSON object"),
     ]
