@@ -48,8 +48,16 @@ def test_a_raw_root_that_does_not_exist_is_refused(spark, tmp_path, as_uri):
     assert SET_IT in message
 
 
+def lake_with_facts_only(tmp_path):
+    """A lake folder holding a fact file and no run area (a fact file is listed, never read)."""
+    facts = tmp_path / "lake" / "metadata" / "1"
+    facts.mkdir(parents=True)
+    (facts / "destinations.parquet").write_bytes(b"listed, not read")
+    return tmp_path / "lake"
+
+
 def test_a_raw_root_without_the_run_area_is_refused(spark, tmp_path, as_uri):
-    (tmp_path / "lake" / "metadata").mkdir(parents=True)
+    lake_with_facts_only(tmp_path)
     root = as_uri(tmp_path / "lake")
     with pytest.raises(ValueError) as failure:
         build(spark, root)
@@ -79,7 +87,7 @@ def test_an_empty_run_area_is_an_empty_lake(spark, tmp_path, as_uri):
 def test_a_lake_whose_runs_were_all_removed_still_builds(spark, tmp_path, as_uri):
     """As on an object store, the run area went with the last run; the warehouse's manifest
     lists runs."""
-    (tmp_path / "lake" / "metadata").mkdir(parents=True)
+    lake_with_facts_only(tmp_path)
     previous = spark.createDataFrame(
         [("metadata/1//",), ("sync_tracking_datasets/1/10/100",)], "folder_key string"
     )

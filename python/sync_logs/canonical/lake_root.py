@@ -34,7 +34,8 @@ def lake_root(raw_root: str | None) -> str:
 
 
 def folder_exists(session: SparkSession, location: str) -> bool:
-    """Whether `location` is a folder: the local filesystem's answer, or Spark's for a URI."""
+    """Whether `location` is a folder: the local filesystem's answer, or Spark's for a URI
+    (whose listing of `location` it costs: use it for folders that are small or missing)."""
     folder = local_folder(location)
     if folder is not None:
         return os.path.isdir(folder)
@@ -58,7 +59,9 @@ def require_lake(
 ) -> None:
     """Raise ValueError, naming raw_root and the fix, unless `root` is a lake: its `listing`
     (`lake.list_lake`) holds run files, its run area exists (empty: a lake without runs), or
-    the warehouse's manifest (`previous`) holds runs whose folders have all left the lake."""
+    the warehouse's manifest (`previous`) holds runs whose folders have all left the lake.
+    Tells a root that does not exist (a URI's: nothing listed under it) from one without the
+    run area."""
     run_area = f"{root.rstrip('/')}/{RUN_AREA}"
     if not listing.filter(F.col("area") == RUN_AREA).isEmpty():
         return
@@ -66,7 +69,9 @@ def require_lake(
         return
     local = local_folder(root)
     shown = f"'{root}'" + (f" ({local})" if local is not None and local != root else "")
-    if not folder_exists(session, root):
+    # A URI's root is known by what is listed under it (an object store has no empty folder):
+    # listing it whole would read a bucket that holds more than the lake.
+    if not (os.path.isdir(local) if local is not None else not listing.isEmpty()):
         raise ValueError(
             f"var raw_root is {shown}, which does not exist where the models run: {SET_IT}. "
             "A relative path is relative to the folder dbt runs in; the package's default, "
