@@ -36,7 +36,8 @@
     {%- if max_bytes is not none and (max_bytes is not number or max_bytes is sameas true
             or max_bytes is sameas false or max_bytes < 1 or max_bytes != max_bytes | int) -%}
         {{ exceptions.raise_compiler_error(
-            "var sync_logs_max_payload_bytes must be a positive integer or null, got " ~ max_bytes) }}
+            "var sync_logs_max_payload_bytes is " ~ tojson(max_bytes) ~ ": set it to a positive "
+            ~ "whole number of bytes (e.g. 65536), or null for no limit") }}
     {%- endif -%}
     {%- do rules.update({
         'salt': salt,

@@ -1,23 +1,33 @@
 {#- The one place that reads the retention vars: a dict of `retention_days` (none keeps
     everything), `inactive_syncs` (sync ids), `inactive_syncs_relation` (a seed, model or
     `schema.table` with a `sync_id` column), `inactive_after_days` (none: never by age) and
-    `as_of` (the argument, else var `sync_logs_retention_as_of`, else none: now). -#}
+    `as_of` (the argument, else var `sync_logs_retention_as_of`, else none: now). A day count
+    that is not a whole number >= 0 raises: cast with `| int`, text would silently become 0. -#}
 {% macro retention_settings(as_of=none) %}
-    {%- set days = var('sync_logs_retention_days', 7) -%}
-    {%- set after = var('sync_logs_inactive_after_days', 30) -%}
     {%- set inactive = var('sync_logs_inactive_syncs', []) -%}
     {%- if inactive is string or inactive is number -%}
         {%- set inactive = [inactive] -%}
     {%- endif -%}
-    {%- if days is not none and (days | int) < 0 -%}
-        {{ exceptions.raise_compiler_error(
-            "var sync_logs_retention_days is " ~ days ~ "; give a number of days >= 0, or null to keep all history") }}
-    {%- endif -%}
+    {%- set days = {} -%}
+    {%- for name, default, when_null in [
+            ('sync_logs_retention_days', 7, 'null to keep all history'),
+            ('sync_logs_inactive_after_days', 30, 'null to never treat a sync as inactive by age')] -%}
+        {%- set value = var(name, default) -%}
+        {%- set whole = value is string and value | trim | length > 0 and (value | trim).isdigit() -%}
+        {%- set whole = whole or (value is number and value is not sameas true
+            and value is not sameas false and value == value | int and value >= 0) -%}
+        {%- if value is not none and not whole -%}
+            {{ exceptions.raise_compiler_error(
+                "var " ~ name ~ " is " ~ tojson(value) ~ ": set it to a whole number of days "
+                ~ ">= 0, or " ~ when_null) }}
+        {%- endif -%}
+        {%- do days.update({name: none if value is none else (value | trim if value is string else value) | int}) -%}
+    {%- endfor -%}
     {{ return({
-        'retention_days': none if days is none else days | int,
+        'retention_days': days['sync_logs_retention_days'],
         'inactive_syncs': inactive | map('int') | list,
         'inactive_syncs_relation': var('sync_logs_inactive_syncs_relation', none),
-        'inactive_after_days': none if after is none else after | int,
+        'inactive_after_days': days['sync_logs_inactive_after_days'],
         'as_of': as_of if as_of is not none else var('sync_logs_retention_as_of', none),
     }) }}
 {% endmacro %}

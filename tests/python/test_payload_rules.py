@@ -111,15 +111,19 @@ def test_payload_rules_from_config_text():
     assert payload_rules.payload_rules("[]", "[]", "", "null") == NO_RULES
     assert payload_rules.payload_rules(None, None, None, None) == NO_RULES
     assert payload_rules.payload_rules('"phone"', "[]", "", "null")["drop"] == ["phone"]
+    # a limit given as text, as the SQL layer accepts it
+    assert payload_rules.payload_rules("[]", "[]", "", '"65536"')["max_bytes"] == 65536
 
 
 @pytest.mark.parametrize(
     "args, message",
     [
-        (("[]", '["email"]', "", "null"), "SYNC_LOGS_PAYLOAD_HASH_SALT"),
+        (("[]", '["email"]', "", "null"), "sync_logs_payload_fields_to_hash is set but the salt "
+         "is empty: set the environment variable SYNC_LOGS_PAYLOAD_HASH_SALT"),
         (('["email"]', '["email"]', "s", "null"), "in both"),
-        (("[]", "[]", "", "0"), "positive integer"),
-        (("[]", "[]", "", '"10kb"'), "positive integer"),
+        (("[]", "[]", "", "0"), "var sync_logs_max_payload_bytes is 0: set it to a positive whole "
+         r"number of bytes \(e.g. 65536\), or null for no limit"),
+        (("[]", "[]", "", '"10kb"'), 'var sync_logs_max_payload_bytes is "10kb": set it'),
         (("[1]", "[]", "", "null"), "list of top-level field names"),
     ],
 )

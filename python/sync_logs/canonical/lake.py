@@ -34,16 +34,23 @@ RAW_LISTING_SCHEMA = "path string, length bigint, modification_ms bigint"
 HIDDEN_NAME = r"^[_.]"
 
 
+def local_folder(location: str) -> str | None:
+    """The absolute local path of `location` (a plain path or a file: URI); None for any other
+    URI (object stores), which Spark's own listing serves."""
+    if location.startswith("file:"):
+        return "/" + location[len("file:"):].lstrip("/")
+    if "://" in location or re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", location):
+        return None
+    return os.path.abspath(location)
+
+
 def local_listing(location: str) -> list[tuple] | None:
     """(path, length, modification ms) of every file under a local `location` (a plain path or
     a file: URI), hidden names and empty files included; [] when the folder does not exist;
     None for any other URI (object stores), which Spark's own listing serves."""
-    if location.startswith("file:"):
-        folder = "/" + location[len("file:"):].lstrip("/")
-    elif "://" in location or re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", location):
+    folder = local_folder(location)
+    if folder is None:
         return None
-    else:
-        folder = os.path.abspath(location)
     if not os.path.isdir(folder):
         return []
     entries = []

@@ -39,6 +39,7 @@ from sync_logs.canonical.lake import (
     list_lake,
     listing_fingerprint,
 )
+from sync_logs.canonical.lake_root import lake_root, require_lake
 from sync_logs.canonical.metadata import parse_metadata, read_metadata_texts
 from sync_logs.canonical.objects import FACT_ROW_COLUMNS, FACT_ROWS_TYPE, read_facts
 
@@ -279,8 +280,11 @@ def current_manifest(
     session: SparkSession, raw_root: str, previous: DataFrame | None, rules: str = ""
 ) -> DataFrame:
     """`build_manifest` of the lake at `raw_root` as listed now. `rules` names the library
-    version that classifies the listing: a new version classifies an unchanged lake again."""
-    listing = list_lake(session, raw_root)
+    version that classifies the listing: a new version classifies an unchanged lake again.
+    Fails, naming raw_root, when the root is not a lake (`lake_root`)."""
+    root = lake_root(raw_root)
+    listing = list_lake(session, root)
+    require_lake(session, root, listing, previous)
     fingerprint = listing_fingerprint(listing, salt=rules)
     lake_files = classify_files(listing).select(*LAKE_FILE_COLUMNS)
     return build_manifest(session, lake_files, previous, lake_fingerprint=fingerprint)

@@ -64,9 +64,12 @@ def payload_rules(fields_to_drop, fields_to_hash, salt, max_payload_bytes) -> di
             "the process that runs dbt"
         )
     limit = _config_value(max_payload_bytes)
+    if isinstance(limit, str) and limit.isascii() and limit.isdigit():
+        limit = int(limit)  # as the SQL layer reads it: "65536" is a number of bytes
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
         raise ValueError(
-            f"sync_logs_max_payload_bytes must be a positive integer or null, got {limit!r}"
+            f"var sync_logs_max_payload_bytes is {json.dumps(limit, default=str)}: set it to a "
+            "positive whole number of bytes (e.g. 65536), or null for no limit"
         )
     return {"drop": drop, "hash": hashed, "salt": salt, "max_bytes": limit}
 
