@@ -16,8 +16,7 @@
             "sync_logs.record_notifications: sent_at must be 'YYYY-MM-DD HH:MM:SS', got '"
             ~ sent_at ~ "'") }}
     {%- endif -%}
-    {%- set relation = api.Relation.create(
-        database=(database if database else none), schema=schema, identifier=identifier) -%}
+    {%- set relation = sync_logs.relation_in_schema(identifier, schema, database) -%}
     {%- set text = dbt.type_string() -%}
     {% call statement('sync_logs_create_notifications') %}
         create table if not exists {{ relation }} (

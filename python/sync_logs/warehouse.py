@@ -68,6 +68,11 @@ def jinja_string(text: str) -> str:
     return json.dumps(str(text))
 
 
+def jinja_value(text: str | None) -> str:
+    """A Jinja string literal, or `none`."""
+    return "none" if text is None else jinja_string(text)
+
+
 def dbt_common_args(
     project_dir: str | None = None,
     profiles_dir: str | None = None,
@@ -143,11 +148,13 @@ class Warehouse:
             reason = result.exception or "see the dbt log"
             raise WarehouseError(f"dbt run-operation {PACKAGE}.{macro} failed: {reason}")
 
-    def locate(self, names: Iterable[str], extra: Mapping[str, tuple[str | None, str, str]] = ()
+    def locate(self, names: Iterable[str],
+               extra: Mapping[str, tuple[str | None, str | None, str]] = ()
                ) -> dict[str, Relation]:
         """Finds each named relation in one query: a model of the package through `ref`, any
         other name beside the package's marts (where a newer package version builds it, or a
-        user loaded it). `extra` adds relations at a given (database, schema, identifier).
+        user loaded it). `extra` adds relations at a given (database, schema, identifier);
+        None is the target's database (where it has one) or schema (macro `relation_in_schema`).
         Returns every name, with `exists` false where the warehouse has no such relation."""
         names = list(dict.fromkeys(names))
         extra = dict(extra or {})
@@ -162,12 +169,12 @@ class Warehouse:
         for index, name in enumerate([*names, *extra]):
             if name in extra:
                 database, schema, identifier = extra[name]
-                database_expr = (jinja_string(database) if database is not None
-                                 else "target.database")
-                where = (f"database={database_expr}, schema={jinja_string(schema)}, "
-                         f"identifier={jinja_string(identifier)}")
-                locate = f"adapter.get_relation({where})"
-                fallback = f"api.Relation.create({where})"
+                wanted = (f"{PACKAGE}.relation_in_schema({jinja_string(identifier)}, "
+                          f"{jinja_value(schema)}, {jinja_value(database)})")
+                locate = ("adapter.get_relation(database=wanted.database, schema=wanted.schema, "
+                          "identifier=wanted.identifier)")
+                fallback = "wanted"
+                parts.append(f"{{%- set wanted = {wanted} -%}}")
             elif self.has_node(name):
                 locate = f"load_relation(ref('{PACKAGE}', {jinja_string(name)}))"
                 fallback = f"ref('{PACKAGE}', {jinja_string(name)})"

@@ -1,16 +1,11 @@
 """`sync-logs notify` over the hand-made `sync_logs__incidents` (tests/report/handmade_marts.py)
-in DuckDB, read and recorded through dbt, posting to a local HTTP server on 127.0.0.1 that
-records every request and answers what each test scripts (429 and 500 before 200, ...).
+in DuckDB, read and recorded through dbt, posting to a loopback webhook (tests/webhook_stub.py)
+that records every request and answers what each test scripts (429 and 500 before 200, ...).
 
 The expected messages are written by hand from the three hand-made incidents; they are sent
 oldest change first: inc-101-failed (resolved 10-03 06:00), then inc-202-cancelled and
 inc-202-new-error (opened 10-03 07:00; ties by id)."""
 
-import http.server
-import json
-import threading
-import time
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -19,59 +14,10 @@ from handmade_marts import MARTS_SCHEMA, PROJECT, SCHEMA, dbt_args, execute
 from sync_logs import cli
 from sync_logs.notify import NotifyError, NotifyOptions, Poster, notify, retry_after_seconds
 from sync_logs.warehouse import Warehouse
+from webhook_stub import SECRET, webhook
 
-SECRET = "T000/B000/s3cr3t-w3bh00k-t0k3n"
 ORDER = [("inc-101-failed", "resolved"), ("inc-202-cancelled", "open"),
          ("inc-202-new-error", "open")]
-
-
-class Recorder:
-    """A loopback webhook: records (time, path, body) of every POST and answers from a script
-    of (status, headers), then 200. Bounded: at most `limit` requests are answered."""
-
-    def __init__(self, script=(), limit: int = 50):
-        self.script = list(script)
-        self.requests: list[tuple[float, str, dict]] = []
-        self.limit = limit
-        recorder = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self):  # noqa: N802 - http.server's naming
-                length = int(self.headers.get("Content-Length", "0"))
-                body = json.loads(self.rfile.read(length) or b"null")
-                recorder.requests.append((time.monotonic(), self.path, body))
-                if len(recorder.requests) > recorder.limit:
-                    status, headers = 410, {}
-                else:
-                    status, headers = recorder.script.pop(0) if recorder.script else (200, {})
-                self.send_response(status)
-                for key, value in headers.items():
-                    self.send_header(key, value)
-                self.send_header("Content-Length", "2")
-                self.end_headers()
-                self.wfile.write(b"ok")
-
-            def log_message(self, format, *args):  # noqa: A002 - silent: the path is secret
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/services/{SECRET}"
-
-    def bodies(self) -> list[dict]:
-        return [body for _, _, body in self.requests]
-
-
-@contextmanager
-def webhook(script=(), limit: int = 50):
-    recorder = Recorder(script, limit)
-    thread = threading.Thread(target=recorder.server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield recorder
-    finally:
-        recorder.server.shutdown()
-        recorder.server.server_close()
-        thread.join(timeout=5)
 
 
 @pytest.fixture(scope="module")
