@@ -8,7 +8,7 @@ upgrade too. When the clone holds the commit, the release builds the same lake a
 from git, its own library, in a subprocess running beside the builds below) and the fixture
 must equal what it built. Between the release's build and the upgrade the lake gains a run (the
 build continues incrementally) and loses a sync's only run folder (its history must stay).
-Two builds of this release: the upgrade, and a fresh build of the final lake."""
+Builds of this release: the upgrade, the build after it, and a fresh build of the final lake."""
 
 from __future__ import annotations
 
@@ -180,7 +180,8 @@ def build(lake: Path, work: Path, schema: str) -> None:
 @pytest.fixture(scope="module")
 def upgraded(spark, tmp_path_factory) -> dict[str, Path | None]:
     """The fixture's 0.1.0 warehouse loaded into `upgrade_0_1_0` and built again by this
-    release after the lake changed, and a fresh build of the changed lake into
+    release after the lake changed (twice: the second build finds the stamp and nothing new),
+    and a fresh build of the changed lake into
     `upgrade_fresh`; meanwhile, when the clone has the commit, the release's own build of the
     same first lake (in a subprocess, exported: `release`)."""
     work = tmp_path_factory.mktemp("upgrade")
@@ -191,9 +192,16 @@ def upgraded(spark, tmp_path_factory) -> dict[str, Path | None]:
     lake = work / "lake"
     release_lake(lake)
     later_lake(lake)
-    load_tables(spark, FIXTURE, UPGRADED, lake)
-    build(lake, work, UPGRADED)
-    build(lake, work, FRESH)
+    try:
+        load_tables(spark, FIXTURE, UPGRADED, lake)
+        build(lake, work, UPGRADED)
+        build(lake, work, UPGRADED)  # stamped: nothing to upgrade, nothing new
+        build(lake, work, FRESH)
+    except BaseException:
+        if release:
+            release[0].kill()
+            release[0].wait()
+        raise
     return {"lake": lake, "release": release and finish_release_build(*release)}
 
 
