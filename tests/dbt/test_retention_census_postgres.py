@@ -14,7 +14,7 @@ import datetime as dt
 import json
 
 import pytest
-from marts_harness import Build, pg_connect
+from marts_harness import Build, install_package, pg_connect
 from retention_expected import census_run_starts, expected_doomed
 from test_retention_postgres import CURRENT_STATE, log_size, project, summary
 
@@ -130,7 +130,10 @@ def scenario(tmp_path_factory):
                 f"insert into {build.schema}.{SYNC_LOG} values "
                 f"({', '.join('%s' for _ in COLUMNS)})", sync_log_rows())
         connection.close()
-        build.build()
+        install_package()
+        build.dbt("seed", "--select", "tag:fixture_census", "package:sync_logs")
+        marts = [f"+{mart}" for mart in CURRENT_STATE]
+        build.dbt("run", "--select", *marts)
         result = {"build": build, "staged": build.rows("stg_sync_logs__sync_changelog"),
                   "before": log_ids(build), "marts": current_state(build)}
         operation = ["run-operation", "sync_logs.prune_sync_logs", "--args"]
@@ -147,7 +150,6 @@ def scenario(tmp_path_factory):
         result["second"] = prune(build, "build", *everything)
         result["marts_after_first"] = current_state(build)
         result["after_second"] = log_ids(build)
-        marts = [f"+{mart}" for mart in CURRENT_STATE]
         offset = log_size(build)
         result["third"] = prune(build, "build", "--select", *marts, *everything)
         result["third_log"] = (build.work / "logs" / "dbt.log").read_text()[offset:]
