@@ -268,7 +268,8 @@ select
 from typed;
 
 -- Latest state of every row per sync; `unchanged` when the row was not in the sync's most
--- recent run; rows whose latest attempt is a succeeded removal are absent.
+-- recent run; rows whose latest attempt is a succeeded removal are absent, a removal that did
+-- not succeed reads `changed` (the row is still in the destination).
 create temp table snapshot as
 with latest_runs as (
     select
@@ -315,8 +316,9 @@ select
     r.sync_id,
     r.latest.sync_run_id as sync_run_id,
     case
-        when r.latest.sync_run_id = l.latest_sync_run_id then r.latest.op_type
-        else 'unchanged'
+        when r.latest.sync_run_id is distinct from l.latest_sync_run_id then 'unchanged'
+        when r.latest.op_type = 'removed' then 'changed'
+        else r.latest.op_type
     end as op_type,
     r.row_id,
     r.latest.status as status,

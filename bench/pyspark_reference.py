@@ -195,7 +195,8 @@ def changelog(raw: DataFrame, valid_runs: DataFrame) -> DataFrame:
 
 def snapshot(valid_runs: DataFrame, changes: DataFrame) -> DataFrame:
     """Latest state of every row per sync; `unchanged` when the row was not in the sync's most
-    recent run; rows whose latest attempt is a succeeded removal are absent."""
+    recent run; rows whose latest attempt is a succeeded removal are absent, a removal that did
+    not succeed reads `changed` (the row is still in the destination)."""
     latest_runs = valid_runs.groupBy("sync_id").agg(
         F.max_by("sync_run_id", F.struct("started_at", "sync_run_id"))
         .alias("latest_sync_run_id"))
@@ -218,8 +219,10 @@ def snapshot(valid_runs: DataFrame, changes: DataFrame) -> DataFrame:
         .select(
             "sync_id",
             F.col("latest.sync_run_id").alias("sync_run_id"),
-            F.when(F.col("latest.sync_run_id") == F.col("latest_sync_run_id"),
-                   F.col("latest.op_type")).otherwise("unchanged").alias("op_type"),
+            F.when(~F.col("latest.sync_run_id").eqNullSafe(F.col("latest_sync_run_id")),
+                   "unchanged")
+            .when(F.col("latest.op_type") == "removed", "changed")
+            .otherwise(F.col("latest.op_type")).alias("op_type"),
             "row_id",
             *(F.col(f"latest.{c}").alias(c)
               for c in ("status", "failed_reason", "fields", "split_group")),

@@ -32,14 +32,14 @@ with sync_logs_runs as (
         sync_id,
         sync_run_id,
         min(batch_started_at) as run_started_at
-    from {{ ref('sync_logs', 'stg_sync_logs__sync_changelog') }}
+    from {{ sync_logs.retention_relation('stg_sync_logs__sync_changelog') }}
     group by sync_id, sync_run_id
     {%- else %}
     select
         cast(sync_id as {{ bigint }}) as sync_id,
         cast(sync_run_id as {{ bigint }}) as sync_run_id,
         cast(started_at as {{ timestamp }}) as run_started_at
-    from {{ sync_logs.canonical_relation('sync_runs') }}
+    from {{ sync_logs.retention_relation('sync_runs') }}
     {%- endif %}
 ),
 
@@ -75,7 +75,7 @@ sync_logs_changelog as (
         status,
         batch_started_at,
         batch_ended_at
-    from {{ ref('sync_logs', 'stg_sync_logs__sync_changelog') }}
+    from {{ sync_logs.retention_relation('stg_sync_logs__sync_changelog') }}
     {%- else %}
     select
         cast(log_id as {{ string }}) as log_id,
@@ -86,7 +86,7 @@ sync_logs_changelog as (
         cast(status as {{ string }}) as status,
         cast(batch_started_at as {{ timestamp }}) as batch_started_at,
         cast(batch_ended_at as {{ timestamp }}) as batch_ended_at
-    from {{ sync_logs.canonical_relation('sync_changelog') }}
+    from {{ sync_logs.retention_relation('sync_changelog') }}
     {%- endif %}
 ),
 

@@ -13,7 +13,7 @@
     {%- elif mode == 'census' -%}
         {%- set named = source('sync_logs_census', 'sync_log') -%}
     {%- else -%}
-        {%- set named = sync_logs.canonical_relation('sync_changelog') -%}
+        {%- set named = sync_logs.retention_relation('sync_changelog') -%}
     {%- endif -%}
     {{ return(adapter.get_relation(database=named.database, schema=named.schema, identifier=named.identifier)) }}
 {% endmacro %}

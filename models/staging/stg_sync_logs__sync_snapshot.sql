@@ -1,6 +1,6 @@
 {#- Latest state of every row per sync, with the canonical `sync_snapshot` columns in every
     mode. Hightouch's snapshot lacks the run id and timestamps, Census has no snapshot: both
-    are derived from the staged changelog. -#}
+    are derived from the staged changelog. op_type by the macro `snapshot_op_type`. -#}
 {%- set mode = sync_logs.source_mode() -%}
 {%- set string = dbt.type_string() -%}
 {%- set bigint = dbt.type_bigint() -%}
@@ -89,7 +89,8 @@ latest_run as (
 select
     snapshot.sync_id,
     latest_attempt.sync_run_id,
-    snapshot.op_type,
+    -- Hightouch decides `unchanged` itself; a removal it did not complete reads `changed`
+    {{ sync_logs.snapshot_op_type('snapshot.op_type', 'snapshot.status', 'true') }} as op_type,
     snapshot.row_id,
     snapshot.status,
     snapshot.failed_reason,
@@ -111,10 +112,9 @@ left join row_times
 select
     latest_attempt.sync_id,
     latest_attempt.sync_run_id,
-    case
-        when latest_attempt.sync_run_id = latest_run.sync_run_id then latest_attempt.op_type
-        else 'unchanged'
-    end as op_type,
+    {{ sync_logs.snapshot_op_type(
+        'latest_attempt.op_type', 'latest_attempt.status',
+        'latest_attempt.sync_run_id = latest_run.sync_run_id') }} as op_type,
     latest_attempt.row_id,
     latest_attempt.status,
     latest_attempt.failed_reason,

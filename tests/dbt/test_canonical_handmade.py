@@ -29,6 +29,11 @@ SOURCE_OBJECTS = pa.schema(
 NAMED = pa.schema([("id", pa.int64()), ("type", pa.string()), ("name", pa.string())])
 
 
+def naive(minutes: float) -> datetime:
+    """at() as Spark returns it: naive, in the session time zone (UTC)."""
+    return at(minutes).replace(tzinfo=None)
+
+
 def camel_metadata(org, sync, run, started, **extra) -> dict:
     """The oldest writer's spelling: camelCase keys, nested ones too, completed_at alias."""
     doc = metadata(org, sync, run, started, **extra)
@@ -69,6 +74,7 @@ def lake_build(spark, tmp_path_factory):
                     started=at(1),
                     ended=at(2),
                 ),
+                rec("d", payload(v=1), started=at(1), ended=at(2)),
             ],
             "records_deleted.0.parquet": [
                 rec("c", payload(v=1), operation="delete", started=at(3), ended=at(4))
@@ -86,6 +92,18 @@ def lake_build(spark, tmp_path_factory):
         at(60),
         {
             "records_updated.0.parquet": [rec("a", payload(v=2), started=at(61), ended=None)],
+            # d's removal is rejected in the sync's latest run: d stays, `changed` / failed
+            "records_deleted.0.parquet": [
+                rec(
+                    "d",
+                    payload(v=1),
+                    operation="delete",
+                    status="rejected",
+                    status_message="Contact is locked",
+                    started=at(62),
+                    ended=at(63),
+                )
+            ],
         },
         meta=meta,
     )
@@ -185,17 +203,17 @@ def test_camel_case_run_is_loaded_with_converted_times(spark, lake_build):
         "num_failed_add",
         "num_quarantined_files",
     ) == [
-        (100, datetime(2026, 10, 1, 6, 0), None, 510, 810, 3, 2, 0, 1, 1, 0),
+        (100, datetime(2026, 10, 1, 6, 0), None, 510, 810, 4, 3, 0, 1, 1, 0),
         (
             101,
             datetime(2026, 10, 1, 7, 0),
             datetime(2026, 10, 1, 7, 30),
             510,
             810,
-            1,
+            2,
             0,
             1,
-            0,
+            1,
             0,
             1,
         ),
@@ -218,11 +236,16 @@ def test_sync_log_shape_and_ids(spark, lake_build):
         (100, "a", "succeeded", None, "upsert", 510, 8),
         (100, "b", "rejected", "bad email", "upsert", 510, 8),
         (100, "c", "succeeded", None, "delete", 510, 8),
+        (100, "d", "succeeded", None, "upsert", 510, 8),
         (101, "a", "succeeded", None, "upsert", 510, 8),
+        (101, "d", "rejected", "Contact is locked", "delete", 510, 8),
     ]
 
 
 def test_snapshot_view_hides_removed_rows(spark, lake_build):
+    # c's removal succeeded: absent. d's was rejected: still there, `changed` (the snapshot
+    # has no `removed`) with the removal's status and reason, run and time; its last success
+    # and first addition are run 100's.
     assert table(
         spark,
         "sync_snapshot",
@@ -232,9 +255,15 @@ def test_snapshot_view_hides_removed_rows(spark, lake_build):
         "op_type",
         "status",
         "failure_reason",
+        "latest_op_type",
+        "last_attempted_at",
+        "last_succeeded_at",
+        "first_added_at",
     ) == [
-        (10, "a", 101, "changed", "succeeded", None),
-        (10, "b", 100, "unchanged", "failed", "bad email"),
+        (10, "a", 101, "changed", "succeeded", None, "changed", naive(61), naive(61), naive(2)),
+        (10, "b", 100, "unchanged", "failed", "bad email", "added", naive(1), None, None),
+        (10, "d", 101, "changed", "failed", "Contact is locked", "removed", naive(62), naive(2),
+         naive(2)),
     ]
 
 

@@ -9,7 +9,9 @@ runs are then rendered as the tables the SQL source modes read and built on Duck
 The staged changelog (`stg_sync_logs__sync_changelog`) must be the same row for row: in mode
 `tables` every column, in mode `census` every column Census can give (not the package's
 log_id, org_id, split_group, batch_file or load time). The expected op_type, status,
-failed_reason and payload_changed of every record are written by hand next to it.
+failed_reason and payload_changed of every record are written by hand next to it. The
+package's `sync_snapshot` and the snapshot mode `census` derives must agree too (issue 37,
+case 5: a row whose removal was rejected in the latest run reads `changed` in both).
 
 The same build runs the vendors' example queries of the seeds verbatim
 (analyses/vendor_examples/, only their relation names resolved) on Spark. (Census's Sync
@@ -41,6 +43,8 @@ def p(**fields) -> str:
 A1, A2 = p(email="a@x.com", plan="free"), p(email="a@x.com", plan="pro")
 B1, C1, C2 = p(email="b@x.com"), p(email="c@x.com"), p(email="c@x.com", plan="pro")
 D1, D2, E1, F1 = p(email="d1@x.com"), p(email="d2@x.com"), p(email="e@x.com"), p(email="f@x.com")
+J1 = p(email="j@x.com")
+LOCKED = "Contact is locked"
 G1, G2, H1, I1 = p(email="g@x.com"), p(email="g-at-x.com"), p(email="h@x.com"), p(email="i@x.com")
 N1, N2 = p(email="anon@x.com"), p(email="anon2@x.com")
 X1, Y1 = p(score=1), p(score=2)
@@ -111,6 +115,8 @@ RECORDS = [
      ("added", "succeeded", None, True)),
     (1234, 5678, "records_upsert.1.parquet", "h", H1, "upsert", "succeeded", None,
      ("added", "succeeded", None, True)),
+    (1234, 5678, "records_upsert.1.parquet", "j", J1, "upsert", "succeeded", None,
+     ("added", "succeeded", None, True)),
     # h and b are still present (b's delete was rejected); a re-enters; g's change fails
     (1234, 5679, "records_updated.0.parquet", "h", H1, "upsert", "succeeded", None,
      ("changed", "succeeded", None, False)),
@@ -122,6 +128,9 @@ RECORDS = [
      "Rate limit exceeded", ("added", "failed", "Rate limit exceeded", True)),
     (1234, 5679, "records_updated.0.parquet", "g", G2, "upsert", "rejected",
      "Invalid email address", ("changed", "failed", "Invalid email address", True)),
+    # j's removal is rejected in the sync's latest run: j stays (snapshot: changed / failed)
+    (1234, 5679, "records_deleted.0.parquet", "j", J1, "delete", "rejected", LOCKED,
+     ("removed", "failed", LOCKED, False)),
     # run ids against time order: 9002 ran first
     (2002, 9002, "records_updated.0.parquet", "x", X1, "upsert", "succeeded", None,
      ("added", "succeeded", None, True)),
@@ -274,13 +283,26 @@ def package_changelog(spark, package):
 
 
 @pytest.fixture(scope="module")
-def census_changelog(tmp_path_factory):
+def census_build(tmp_path_factory):
     build = Build("duckdb", tmp_path_factory.mktemp("modes_census"), source="census")
     load_duckdb(build.duckdb_path, build.schema, "census_sync_log", CENSUS_SYNC_LOG,
                 census_sync_log())
+    named = [("id", "bigint"), ("type", "varchar"), ("name", "varchar")]
+    load_duckdb(build.duckdb_path, build.schema, "census_source_objects",
+                [*named, ("model_id", "bigint"), ("business_object_id", "bigint"),
+                 ("filter_segment_id", "bigint"), ("cohort_id", "bigint")],
+                [(object_id, kind, name, 600 + sync % 100, None, None, None)
+                 for sync, (_, name, object_id, kind) in SYNCS.items()])
+    load_duckdb(build.duckdb_path, build.schema, "census_destinations", named,
+                [(8, "Salesforce::Connection", "Salesforce")])
     install_package()
-    build.dbt("run", "--select", "stg_sync_logs__sync_changelog")
-    return build.rows("stg_sync_logs__sync_changelog")
+    build.dbt("run", "--select", "+stg_sync_logs__sync_snapshot")
+    return build
+
+
+@pytest.fixture(scope="module")
+def census_changelog(census_build):
+    return census_build.rows("stg_sync_logs__sync_changelog")
 
 
 @pytest.fixture(scope="module")
@@ -329,6 +351,26 @@ def test_tables_mode_stages_the_same_changelog_as_the_package(package_changelog,
     assert same_time_text(tables_changelog) == same_time_text(package_changelog)
 
 
+# the snapshot columns both modes derive alike (Census's times follow its batch times only)
+SNAPSHOT_SHARED = ["sync_id", "sync_run_id", "op_type", "row_id", "status", "failed_reason",
+                   "fields", "split_group"]
+
+
+def snapshot_rows(rows):
+    return sorted(tuple(row[c] for c in SNAPSHOT_SHARED) for row in rows)
+
+
+def test_census_mode_derives_the_same_snapshot_as_the_package(spark, package, census_build):
+    columns, rows = spark_rows(spark, f"select * from {package['schema']}.sync_snapshot")
+    package_rows = snapshot_rows(normalise_rows(columns, rows))
+    census_rows = snapshot_rows(census_build.rows("stg_sync_logs__sync_snapshot"))
+    assert census_rows == package_rows
+    # by hand: j was added in run 5678, its removal rejected in the latest run 5679
+    assert [r for r in package_rows if r[3] == "j"] == [
+        (1234.0, 5679.0, "changed", "j", "failed", LOCKED, J1, None)]
+    assert {r[2] for r in package_rows} == {"added", "changed", "unchanged"}
+
+
 def vendor_rows(spark, package, name):
     """The rows of a vendor example as dicts (`select *` of a join may repeat a name, e.g.
     org_id: the last one wins)."""
@@ -364,9 +406,9 @@ def test_census_deleted_records_of_run_5678_verbatim(spark, package):
 
 def test_hightouch_most_common_sync_error_verbatim(spark, package):
     rows = vendor_rows(spark, package, "vendor_hightouch_most_common_sync_error")
-    # the snapshot's latest attempt of d, e, f, g and i did not succeed
+    # the snapshot's latest attempt of d, e, f, g, i and j did not succeed
     assert sorted((r["failure_reason"], r["c"]) for r in rows) == [
-        (RUN_ERROR, 1), ("Invalid email address", 1), ("Rate limit exceeded", 1),
+        (LOCKED, 1), (RUN_ERROR, 1), ("Invalid email address", 1), ("Rate limit exceeded", 1),
         ("duplicate identifier", 1), ("unknown status: skipped", 1),
     ]
 

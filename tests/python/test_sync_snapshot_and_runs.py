@@ -63,7 +63,7 @@ def test_snapshot_latest_attempt_membership_and_times(spark):
         # b: added run 1, removal succeeded in run 3 -> absent (is_removed)
         attempt(1, "b", "added", "succeeded", t(61), t(62)),
         attempt(3, "b", "removed", "succeeded", t(181), t(182)),
-        # c: removal failed in run 3 -> present, op_type removed, status failed
+        # c: removal failed in run 3 -> present, changed / failed (see the next test)
         attempt(1, "c", "added", "succeeded", t(61), None),
         attempt(3, "c", "removed", "failed", t(181), t(182)),
         # d: first add failed (run 1), re-added in run 3 -> added in the latest run
@@ -95,10 +95,63 @@ def test_snapshot_latest_attempt_membership_and_times(spark):
     assert got == [
         ("a", 2, "unchanged", "succeeded", None, '{"v": 2}', n(121), n(123), n(62), False),
         ("b", 3, "removed", "succeeded", None, '{"v": 1}', n(181), n(182), n(62), True),
-        ("c", 3, "removed", "failed", "boom", '{"v": 1}', n(181), n(61), n(61), False),
+        ("c", 3, "changed", "failed", "boom", '{"v": 1}', n(181), n(61), n(61), False),
         ("d", 3, "added", "succeeded", None, '{"v": 1}', n(180), n(180), n(180), False),
         ("e", 2, "unchanged", "aborted", None, '{"v": 1}', n(120), None, None, False),
     ]
+
+
+SNAPSHOT_ROW = ["row_id", "sync_run_id", "op_type", "status", "failed_reason", "fields",
+                "last_attempted_at", "last_succeeded_at", "first_added_at", "latest_op_type",
+                "is_removed"]
+# Rows added in run 1 whose removal did not succeed, and what their snapshot row must be:
+# still in the model (the destination holds the row), op_type `changed` (the spec's snapshot
+# has no `removed`), everything else from the removal attempt, the success times from run 1.
+FAILED_REMOVALS = [
+    # (row, run of the removal, its status) -> op_type: `unchanged` once a later run passed
+    ("f", 3, "failed", "changed"),
+    ("g", 3, "aborted", "changed"),
+    ("h", 3, "invalid", "changed"),
+    ("i", 2, "failed", "unchanged"),
+]
+
+
+def failed_removals(spark, runs=(1, 2, 3)):
+    rows = []
+    for row_id, run, status, _ in FAILED_REMOVALS:
+        rows.append(attempt(1, row_id, "added", "succeeded", t(61), t(62)))
+        rows.append(attempt(run, row_id, "removed", status, t(run * 60 + 1), None, '{"v": 9}'))
+    changelog = spark.createDataFrame(rows, CHANGELOG_SCHEMA)
+    return changelog, spark.createDataFrame([(10, r, t(r * 60)) for r in runs], RUN_SCHEMA)
+
+
+def expected_failed_removals():
+    return sorted(
+        (row_id, run, op_type, status, "boom" if status == "failed" else None, '{"v": 9}',
+         n(run * 60 + 1), n(62), n(62), "removed", False)
+        for row_id, run, status, op_type in FAILED_REMOVALS
+    )
+
+
+def test_a_removal_that_did_not_succeed_leaves_a_changed_row(spark):
+    changelog, runs = failed_removals(spark)
+    result = snapshot_rules.build_snapshot(changelog, runs)
+    assert sorted(tuple(r) for r in result.select(*SNAPSHOT_ROW).collect()) == (
+        expected_failed_removals()
+    )
+
+
+def test_a_failed_removal_in_a_newer_run_updates_the_state_to_changed(spark):
+    """The incremental path (previous state plus a newer run) gives the same row."""
+    changelog, runs = failed_removals(spark)
+    previous = snapshot_rules.build_snapshot(
+        changelog.filter("sync_run_id = 1"), runs.filter("sync_run_id = 1")
+    )
+    updated = snapshot_rules.updated_states(previous, changelog.filter("sync_run_id > 1"))
+    result = snapshot_rules.snapshot_rows(updated, runs)
+    assert sorted(tuple(r) for r in result.select(*SNAPSHOT_ROW).collect()) == (
+        expected_failed_removals()
+    )
 
 
 def test_snapshot_unchanged_when_latest_run_has_no_records(spark):

@@ -6,10 +6,11 @@ everything its state holds is updated from its previous state and the new runs' 
 so the cost follows the new data; a sync with a late, changed or cleared run is recomputed from
 its whole changelog. Rows whose latest attempt is a succeeded `removed` stay in the state with
 `is_removed = true` (their first addition and last success still count if they come back);
-`sync_snapshot` leaves them out.
+`sync_snapshot` leaves them out. A removal that did not succeed leaves the row in the
+destination: its snapshot op_type is `changed` (`snapshot_op_type`).
 """
 
-from pyspark.sql import DataFrame, Window
+from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from sync_logs.canonical.ordering import attempt_order
@@ -80,13 +81,29 @@ def row_states(changelog: DataFrame) -> DataFrame:
     )
 
 
+def snapshot_op_type(op_type: Column, status: Column, in_latest_run: Column) -> Column:
+    """The snapshot's op_type of a row from its latest attempt: `unchanged` unless the attempt
+    is in the sync's latest run; there, the attempt's op_type, except that a removal that did
+    not succeed is `changed` (the row stays in the destination, in its last synced state; the
+    status says the removal failed). A succeeded removal keeps `removed` (`is_removed`: not in
+    `sync_snapshot`). The same rule as the macro `snapshot_op_type`."""
+    failed_removal = (op_type == "removed") & ~status.eqNullSafe("succeeded")
+    return (
+        F.when(~F.coalesce(in_latest_run, F.lit(False)), F.lit("unchanged"))
+        .when(failed_removal, F.lit("changed"))
+        .otherwise(op_type)
+    )
+
+
 def snapshot_rows(states: DataFrame, runs: DataFrame) -> DataFrame:
-    """Row states as snapshot rows; `op_type` is `unchanged` unless the sync's latest run."""
+    """Row states as snapshot rows (op_type by `snapshot_op_type`)."""
     return states.join(latest_runs(runs), "sync_id", "left").select(
         F.col("latest.sync_run_id").alias("sync_run_id"),
-        F.when(F.col("latest.sync_run_id") == F.col("latest_sync_run_id"), F.col("latest.op_type"))
-        .otherwise(F.lit("unchanged"))
-        .alias("op_type"),
+        snapshot_op_type(
+            F.col("latest.op_type"),
+            F.col("latest.status"),
+            F.col("latest.sync_run_id") == F.col("latest_sync_run_id"),
+        ).alias("op_type"),
         "row_id",
         F.col("latest.status").alias("status"),
         F.col("latest.failed_reason").alias("failed_reason"),

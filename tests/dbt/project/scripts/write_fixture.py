@@ -81,7 +81,7 @@ RECORDS = [
 SNAPSHOT = [
     (101, 1004, "unchanged", "u2", "L15", "L15", "L06"),
     (101, 1005, "changed", "u3", "L18", "L18", "L03"),
-    (101, 1005, "removed", "u4", "L19", "L04", "L04"),
+    (101, 1005, "changed", "u4", "L19", "L04", "L04"),  # its removal failed: still there
     (101, 1003, "unchanged", "u5", "L13", None, None),
     (101, 1005, "added", "u6", "L21", None, None),
     (101, 1005, "added", "u7", "L20", None, None),
