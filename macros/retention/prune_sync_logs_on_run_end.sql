@@ -3,6 +3,12 @@
     on-run-end hook runs in the installing project's invocations too, hence the var, off by
     default). Renders no SQL. -#}
 {% macro prune_sync_logs_on_run_end() %}
+    {#- dbt records a hook's refs while parsing (execute false): render the prune's SQL then,
+        or it fails at run time ("unable to infer all dependencies"). -#}
+    {%- if not execute and var('sync_logs_prune_on_run', false) and sync_logs.source_mode() != 'hightouch' -%}
+        {%- do sync_logs.canonical_relation('sync_changelog') -%}
+        {%- do sync_logs.retention_doomed_rows_sql(sync_logs.retention_settings()) -%}
+    {%- endif -%}
     {%- if execute and var('sync_logs_prune_on_run', false) and flags.WHICH in ['run', 'build'] -%}
         {%- set errored = results | selectattr('status', 'equalto', 'error') | list -%}
         {%- if errored -%}
