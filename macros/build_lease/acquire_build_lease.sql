@@ -17,7 +17,7 @@
     {% do sync_logs.build_lease_create(lease) %}
     {%- set started = modules.datetime.datetime.now() -%}
     {%- set state = namespace(holder=none, waiting=false) -%}
-    {%- for attempt in range(1000000) -%}
+    {%- for attempt in range(10000) -%}
         {%- set expired = run_query(
             "select lease_id, holder from " ~ lease ~ " where expires_at <= current_timestamp()") -%}
         {%- for row in expired.rows -%}

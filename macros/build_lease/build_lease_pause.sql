@@ -4,7 +4,7 @@
 {% macro build_lease_pause() %}
     {%- if target.type == 'databricks' -%}
         {%- set started = modules.datetime.datetime.now() -%}
-        {%- for attempt in range(100000) -%}
+        {%- for attempt in range(10000) -%}
             {%- if (modules.datetime.datetime.now() - started).total_seconds() >= 2 -%}
                 {%- break -%}
             {%- endif -%}

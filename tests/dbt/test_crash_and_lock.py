@@ -45,7 +45,7 @@ KILL_POINTS = ["sync_changelog_written", "partitions_cleared", "before_sync_runs
 # Set from the clock or the build.
 BUILD_TIME_COLUMNS = {
     "logged_at", "_census_logged_at", "manifest_version", "loaded_at",
-    "inspected_at", "manifest_updated_at", "listed_at", "lake_fingerprint",
+    "inspected_at", "manifest_updated_at", "listed_at", "lake_fingerprint", "manifest_listed_at",
 }
 # A table of the build's own plan, which says what that build did (not data).
 NOT_COMPARED = {"int_sync_logs__build_plan"}
@@ -161,7 +161,7 @@ def test_the_build_started_with_another_waited_for_its_lock(scenario):
     """The first killed build and the clean one started together: one waited, naming the
     other; neither met Derby's "Failed to start database"."""
     killed, clean = scenario["killed"][KILL_POINTS[0]], scenario["clean"]
-    killed_pid = int(KILLED.search(killed.output)[1])
+    killed_pid = int(KILLED.search(killed.output)[2])
     waits = [(run, WAITING.search(run.output)) for run in (killed, clean)]
     waited = [(run, found) for run, found in waits if found]
     assert len(waited) == 1, [run.tail(20) for run in (killed, clean)]
@@ -180,7 +180,7 @@ def test_a_build_after_a_killed_one_takes_its_lock_over(scenario, point):
     runs = [*scenario["killed"].values(), scenario["final"]]
     index = [*KILL_POINTS, "final"].index(point)
     before, run = runs[index - 1], runs[index]
-    assert int(TOOK_OVER.search(run.output)[1]) == int(KILLED.search(before.output)[1])
+    assert int(TOOK_OVER.search(run.output)[1]) == int(KILLED.search(before.output)[2])
 
 
 def table_names(builds: Builds, schema: str) -> set[str]:
