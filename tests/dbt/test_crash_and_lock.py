@@ -7,7 +7,10 @@ changes (a run reloaded with one more record, a committed run turns invalid, a n
 `crashed` is killed once at each point in turn while building it, retention on, before a
 normal build. `clean` builds the changed lake once, started together with the first killed
 build. Every table of `crashed` must then equal `clean`'s: nothing lost, nothing twice, the
-retention-pruned history included."""
+retention-pruned history included. (The clean build also shows that the on-run-end prune runs
+in mode package: it failed with "unable to infer all dependencies".)
+
+Seven builds, each a JVM: about 7.5 minutes on a loaded 2-core machine."""
 
 from __future__ import annotations
 
