@@ -4,6 +4,7 @@
 {% macro delete_partitions(relation, keys) %}
     {%- if keys | length > 0 -%}
         {% do adapter.dispatch('delete_partitions', 'sync_logs')(relation, keys) %}
+        {% do sync_logs.test_kill_point('partitions_cleared') %}
     {%- endif -%}
 {% endmacro %}
 

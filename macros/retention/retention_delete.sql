@@ -66,6 +66,7 @@
         select * from {{ kept }}
     {%- endcall -%}
     {%- do run_query('set ' ~ mode_key ~ '=' ~ previous_mode) -%}
+    {%- do sync_logs.test_kill_point('retention_rewritten') -%}
     {%- for chunk in emptied.rows | batch(200) -%}
         {%- call statement('sync_logs_retention_drop_partitions') -%}
             alter table {{ target }} drop if exists

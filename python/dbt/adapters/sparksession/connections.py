@@ -3,13 +3,20 @@
 import os
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from dbt.adapters.contracts.connection import Connection
+from dbt.adapters.events.logging import AdapterLogger
 from dbt.adapters.spark.connections import SparkConnectionManager, SparkCredentials
+from dbt_common.exceptions import DbtRuntimeError
+from dbt_common.invocation import get_invocation_id
 from pyspark import SparkContext
 
+from dbt.adapters.sparksession.warehouse_lock import WarehouseLocked, warehouse_lock
+
 ADAPTER_TYPE = "sparksession"
+logger = AdapterLogger("SparkSession")
 
 # Python workers (mapInArrow, UDFs) run the interpreter that runs dbt, so they see its packages.
 # Where workers live elsewhere (a cluster of other machines), set PYSPARK_PYTHON for them.
@@ -18,6 +25,9 @@ os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 
 @dataclass
 class SparkSessionCredentials(SparkCredentials):
+    # Seconds to wait for another build that holds an embedded warehouse (0: fail at once).
+    lock_wait_seconds: float = 300
+
     @classmethod
     def __pre_deserialize__(cls, data: Any) -> Any:
         data = super().__pre_deserialize__(data)
@@ -29,15 +39,43 @@ class SparkSessionCredentials(SparkCredentials):
     def type(self) -> str:
         return ADAPTER_TYPE
 
+    def embedded_warehouse(self) -> Path | None:
+        """The warehouse folder when the metastore is an embedded Derby database (one JVM)."""
+        settings = self.server_side_parameters
+        if settings.get("spark.sql.catalogImplementation", "hive") != "hive":
+            return None
+        metastore = settings.get("spark.hadoop.javax.jdo.option.ConnectionURL", "jdbc:derby:;")
+        if not metastore.startswith("jdbc:derby:") or metastore.startswith("jdbc:derby://"):
+            return None
+        return Path(settings.get("spark.sql.warehouse.dir", "spark-warehouse"))
+
 
 class SparkSessionConnectionManager(SparkConnectionManager):
     TYPE = ADAPTER_TYPE
 
     @classmethod
     def open(cls, connection: Connection) -> Connection:
+        credentials = connection.credentials
+        warehouse = credentials.embedded_warehouse()
+        if warehouse is not None:
+            lock = warehouse_lock(warehouse)
+            try:
+                lock.acquire(credentials.lock_wait_seconds, get_invocation_id(), logger.info)
+            except WarehouseLocked as error:
+                raise DbtRuntimeError(str(error)) from None
         connection = super().open(connection)
         # Spark's WARN lines (one per dbt statement) would bury dbt's own output.
         context = SparkContext._active_spark_context
         if context is not None:
             context.setLogLevel(os.environ.get("SYNC_LOGS_SPARK_LOG_LEVEL", "ERROR"))
         return connection
+
+    def add_query(self, *args: Any, **kwargs: Any) -> Any:
+        """dbt-spark's; the first statement starts the SparkSession, whose JVM the warehouse
+        lock then names."""
+        result = super().add_query(*args, **kwargs)
+        warehouse = self.profile.credentials.embedded_warehouse()
+        if warehouse is not None:
+            process = getattr(SparkContext._gateway, "proc", None)
+            warehouse_lock(warehouse).note_jvm(getattr(process, "pid", None))
+        return result

@@ -1,9 +1,11 @@
 """The Spark adapter, able to run dbt Python models in its own SparkSession."""
 
-
+import os
+import signal
+import sys
 from typing import Any
 
-from dbt.adapters.base import PythonJobHelper
+from dbt.adapters.base import PythonJobHelper, available
 from dbt.adapters.contracts.connection import AdapterResponse
 from dbt.adapters.spark.impl import SparkAdapter
 
@@ -28,3 +30,12 @@ class SparkSessionAdapter(SparkAdapter):
         if submission_result == "UNCHANGED":  # see py_write_table
             return AdapterResponse(_message="OK: unchanged, nothing written", code="UNCHANGED")
         return super().generate_python_submission_response(submission_result)
+
+    @available
+    def kill_at_test_point(self, point: str) -> str:
+        """Test only (`sync_logs.test_kill_point`): ends this dbt process as a SIGKILL would,
+        after a marker line on stderr."""
+        marker = f"sync_logs test kill point: {point} (pid {os.getpid()})"
+        print(marker, file=sys.stderr, flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+        return ""

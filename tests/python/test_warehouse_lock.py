@@ -1,0 +1,101 @@
+"""The embedded warehouse's lock (dbt/adapters/sparksession/warehouse_lock.py), held by child
+processes: a live holder makes a second taker wait or fail naming it; a SIGKILLed holder's lock
+is taken over once its JVM is gone. The whole builds: tests/dbt/test_crash_and_lock.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from dbt.adapters.sparksession.warehouse_lock import LOCK_FILE, WarehouseLock, WarehouseLocked
+
+HOLDER = """
+import sys, time
+from dbt.adapters.sparksession.warehouse_lock import WarehouseLock
+lock = WarehouseLock(sys.argv[1])
+lock.acquire(0, "invocation-of-the-child")
+lock.note_jvm(int(sys.argv[3]) if len(sys.argv) > 3 else None)
+print("held", flush=True)
+time.sleep(float(sys.argv[2]))
+"""
+
+
+def holder(warehouse: Path, seconds: float, jvm_pid: int | None = None) -> subprocess.Popen:
+    """A child process that takes the lock, then holds it for `seconds` and ends normally."""
+    args = [sys.executable, "-c", HOLDER, str(warehouse), str(seconds)]
+    child = subprocess.Popen([*args, *([str(jvm_pid)] if jvm_pid else [])],
+                             stdout=subprocess.PIPE, text=True)
+    assert child.stdout.readline().strip() == "held"
+    return child
+
+
+def taken(warehouse: Path, wait_seconds: float) -> tuple[WarehouseLock, list[str]]:
+    lines: list[str] = []
+    lock = WarehouseLock(warehouse)
+    lock.acquire(wait_seconds, "invocation-of-the-test", lines.append)
+    return lock, lines
+
+
+def test_a_live_holder_makes_a_taker_that_does_not_wait_fail_naming_it(tmp_path):
+    child = holder(tmp_path, 30)
+    try:
+        with pytest.raises(WarehouseLocked) as error:
+            taken(tmp_path, 0)
+    finally:
+        child.kill()
+        child.wait()
+    assert (f"is in use by another build (pid {child.pid} on host {socket.gethostname()}, "
+            f"started at ") in str(error.value)
+    assert "dbt invocation invocation-of-the-child); gave up at once" in str(error.value)
+    assert "sync_logs_lock_wait_seconds" in str(error.value)
+
+
+def test_a_taker_waits_for_a_holder_that_ends(tmp_path):
+    child = holder(tmp_path, 1.5)
+    started = time.monotonic()
+    lock, lines = taken(tmp_path, 30)
+    assert child.wait() == 0
+    assert time.monotonic() - started >= 1
+    assert f"in use by another build (pid {child.pid} " in lines[0]
+    assert lines[-1].endswith("is free; this build goes on")
+    assert json.loads((tmp_path / LOCK_FILE).read_text())["pid"] == os.getpid()
+    lock.release()
+    assert (tmp_path / LOCK_FILE).read_text() == ""
+
+
+def test_a_killed_holder_is_taken_over_once_its_jvm_is_gone(tmp_path):
+    jvm = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    child = holder(tmp_path, 30, jvm_pid=jvm.pid)
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    try:
+        with pytest.raises(WarehouseLocked, match=f"its JVM, pid {jvm.pid}, still runs"):
+            taken(tmp_path, 1)
+    finally:
+        jvm.kill()
+        jvm.wait()
+    lock, lines = taken(tmp_path, 0)
+    assert lines == [
+        f"sync_logs: took over the lock of warehouse {tmp_path.resolve()} from a build that "
+        f"ended without releasing it (pid {child.pid} on host {socket.gethostname()}, "
+        + lines[0].split(f"{socket.gethostname()}, ", 1)[1]
+    ]
+    assert "dbt invocation invocation-of-the-child): its process is gone" in lines[0]
+    lock.release()
+
+
+def test_the_lock_is_taken_once_per_process(tmp_path):
+    lock, _ = taken(tmp_path, 0)
+    lock.acquire(0, "again")
+    assert json.loads((tmp_path / LOCK_FILE).read_text())["invocation_id"] == (
+        "invocation-of-the-test"
+    )
+    lock.release()
