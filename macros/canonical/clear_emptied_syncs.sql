@@ -1,19 +1,35 @@
 {#- Post-hook of the tables partitioned by sync_id that a build rewrites per touched sync
     (`int_sync_logs__build_plan`): drops the partition of each touched sync that has no row
     left, which an insert_overwrite cannot empty (it overwrites only the partitions it writes).
-    A touched sync has rows left when `remaining` (a relation with a `sync_id` column) holds a
-    row of it matching the SQL condition `remaining_condition`. -#}
+    A touched sync has rows left when `remaining` (a relation with `sync_id` and `sync_run_id`
+    columns) holds a row of it matching the SQL condition `remaining_condition`, of a run the
+    plan does not clear. -#}
 {% macro clear_emptied_syncs(relation, remaining, remaining_condition) %}
     {%- if execute -%}
         {%- set emptied_syncs_query -%}
+            with kept as (
+                select remaining.sync_id
+                from {{ remaining }} as remaining
+                where
+                    ({{ remaining_condition }})
+                    and not exists (
+                        select 1
+                        from {{ ref('int_sync_logs__build_plan') }} as cleared
+                        where
+                            cleared.action = 'clear'
+                            and cleared.sync_id = remaining.sync_id
+                            and cleared.sync_run_id = remaining.sync_run_id
+                    )
+            )
+
             select distinct plan.sync_id
             from {{ ref('int_sync_logs__build_plan') }} as plan
             where
                 plan.action is not null
                 and not exists (
                     select 1
-                    from {{ remaining }} as remaining
-                    where remaining.sync_id = plan.sync_id and ({{ remaining_condition }})
+                    from kept
+                    where kept.sync_id = plan.sync_id
                 )
         {%- endset -%}
         {%- set keys = [] -%}

@@ -1,15 +1,17 @@
 {#- Post-hook of `sync_changelog`: drops the partitions that an insert_overwrite cannot empty,
-    those of runs cleared from the history (their folder turned invalid) and of reloaded runs
-    that now have no records. See `int_sync_logs__build_plan`. -#}
+    those of committed runs cleared from the history (their folder turned invalid) and of
+    reloaded runs that now have no records. See `int_sync_logs__build_plan`; the partitions of
+    uncommitted runs it clears are dropped after the commit (`clear_uncommitted_runs`). -#}
 {% macro clear_superseded_runs(relation) %}
     {%- if execute -%}
         {%- set stale_runs_query -%}
             select plan.sync_id, plan.sync_run_id
             from {{ ref('int_sync_logs__build_plan') }} as plan
             where
-                plan.action = 'clear'
+                (plan.action = 'clear' and plan.committed_version is not null)
                 or (
-                    plan.is_superseded
+                    plan.action = 'load'
+                    and plan.is_superseded
                     and not exists (
                         select 1
                         from {{ ref('int_sync_logs__record_files') }} as files

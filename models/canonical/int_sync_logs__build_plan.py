@@ -1,10 +1,11 @@
 """int_sync_logs__build_plan: the build plan, one row per run committed or written or cleared by
 this build (`sync_logs.canonical.plan`).
 
-The committed runs come from `sync_runs`, read by name (identifier from the
-`committed_runs_identifier` config, same catalog and schema) rather than through `ref`, which
-would be a cycle. When neither the stored plan nor the new one holds an action, the model
-returns the stored table, and nothing is written.
+The committed runs come from `sync_runs`, and the runs whose rows the changelog holds from
+`sync_changelog`'s partitions, both read by name (identifiers from the
+`committed_runs_identifier` and `changelog_identifier` configs, same catalog and schema) rather
+than through `ref`, which would be a cycle. When neither the stored plan nor the new one holds
+an action, the model returns the stored table, and nothing is written.
 """
 
 from sync_logs.canonical import plan, require_library
@@ -12,9 +13,15 @@ from sync_logs.canonical import plan, require_library
 
 def model(dbt, session):
     require_library(dbt.config.get("sync_logs_library"))
-    relation = plan.sibling_relation(str(dbt.this), dbt.config.get("committed_runs_identifier"))
+    this = str(dbt.this)
+    committed = plan.read_committed(
+        session, plan.sibling_relation(this, dbt.config.get("committed_runs_identifier"))
+    )
     return plan.current_plan(
         dbt.ref("int_sync_logs__run_manifest"),
-        plan.read_committed(session, relation),
-        previous=plan.read_stored(session, str(dbt.this)),
+        committed,
+        previous=plan.read_stored(session, this),
+        uncommitted=plan.read_uncommitted(
+            session, plan.sibling_relation(this, dbt.config.get("changelog_identifier")), committed
+        ),
     )

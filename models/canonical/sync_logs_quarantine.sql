@@ -4,7 +4,8 @@
 -- severity = 'not_loaded': the item was not loaded; 'warning': loaded, with a warning;
 -- 'ignored': hidden files (names starting with '_' or '.'), one row per folder holding them.
 -- Built from the current listing (stray files, bad folder names, fact file problems), the run
--- manifest (run folders not loaded, unknown metadata keys) and the persisted load tables
+-- manifest (run folders not loaded, valid ones that left the lake before their load was
+-- committed, unknown metadata keys) and the persisted load tables
 -- (record files not loaded, record-level warnings counted in sync_runs), so problems found
 -- when a run was loaded stay reported after later builds.
 with items as (
@@ -59,6 +60,31 @@ with items as (
         'run_manifest' as detected_by
     from {{ ref('int_sync_logs__run_manifest') }}
     where not is_valid
+
+    union all
+
+    -- valid run folders that left the lake before their load was committed: never loaded
+    select
+        'run_folder' as item_type,
+        'not_loaded' as severity,
+        manifest.run_folder as path,
+        manifest.org_id,
+        manifest.sync_id,
+        manifest.sync_run_id,
+        'the run folder left the lake before its load was committed' as reason,
+        cast(null as bigint) as record_count,
+        'run_manifest' as detected_by
+    from {{ ref('int_sync_logs__run_manifest') }} as manifest
+    where
+        manifest.is_valid
+        and size(filter(manifest.files, file -> file.file_kind <> 'hidden')) = 0
+        and not exists (
+            select 1
+            from {{ ref('sync_runs') }} as runs
+            where
+                runs.sync_id = manifest.sync_id
+                and runs.sync_run_id = manifest.sync_run_id
+        )
 
     union all
 

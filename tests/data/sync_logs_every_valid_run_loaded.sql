@@ -1,5 +1,6 @@
 -- Nothing lost: every valid run folder of the manifest has its row in sync_runs, and every
--- run folder that is not valid is reported in the quarantine.
+-- run folder that is not loaded is reported in the quarantine (not valid, or valid but gone
+-- from the lake before its load was committed).
 select
     manifest.org_id,
     manifest.sync_id,
@@ -14,5 +15,5 @@ left join {{ ref('sync_logs_quarantine') }} as quarantine
         and quarantine.item_type = 'run_folder'
         and quarantine.severity = 'not_loaded'
 where
-    (manifest.is_valid and runs.sync_run_id is null)
-    or (not manifest.is_valid and quarantine.path is null)
+    quarantine.path is null
+    and ((manifest.is_valid and runs.sync_run_id is null) or not manifest.is_valid)

@@ -1,7 +1,9 @@
 """Folders that are not loaded are reported (issue 15, item 4): hidden names (`_` or `.`),
-empty files, folder names that are not integers, and two folders naming the same org, sync or
-run (`880117` and `0880117`: neither is loaded). Two builds of one warehouse: the second adds a
-folder that conflicts with a run the first build loaded, which must leave every table."""
+empty files, folder names that are not integers, and two folders naming the same run
+(`880117` and `0880117`: neither is loaded). Two folders naming one sync or org with different
+runs (`45/451` and `045/452`) are not ambiguous: both runs load (issue 37, case 3). Two builds of
+one warehouse: the second adds a folder that conflicts with a run the first build loaded, which
+must leave every table."""
 
 from __future__ import annotations
 
@@ -53,11 +55,11 @@ def folders(spark, tmp_path_factory):
     write_run(lake, 1, 43, ".1", at(0), records("d"), meta=metadata(1, 43, 1, at(0)))
     # sync 44: run 880117 is loaded by the first build; its twin 0880117 arrives after
     write_named_run(lake, "1", "44", "880117", "e")
-    # two sync folders naming sync 45, two org folders naming org 2
-    write_named_run(lake, "1", "45", "1", "f")
-    write_named_run(lake, "1", "045", "2", "f")
-    write_named_run(lake, "2", "46", "1", "g")
-    write_named_run(lake, "02", "46", "2", "g")
+    # two sync folders naming sync 45, two org folders naming org 2, each with a run of its own
+    write_named_run(lake, "1", "45", "451", "f")
+    write_named_run(lake, "1", "045", "452", "f")
+    write_named_run(lake, "2", "46", "461", "g")
+    write_named_run(lake, "02", "46", "462", "g")
     build(lake, work, "run")  # the data tests run on the final build
     first_runs = sorted(
         tuple(row)
@@ -83,17 +85,21 @@ def quarantine(spark, *severities: str) -> list[tuple]:
     return sorted((kind, relative(path), reason, count) for kind, path, reason, count in rows)
 
 
-def test_the_first_build_loads_run_880117_alone(folders):
+def test_the_first_build_loads_run_880117_before_its_twin(folders):
     assert (44, 880117) in folders
 
 
 def test_only_the_valid_runs_are_loaded(spark, folders):
     runs = spark.table(f"{SCHEMA}.sync_runs").select("sync_id", "sync_run_id", "num_records")
-    assert sorted(tuple(row) for row in runs.collect()) == [(40, 1, 1)]
-    changelog = spark.table(f"{SCHEMA}.sync_changelog").select("sync_id", "row_id")
-    assert sorted(tuple(row) for row in changelog.collect()) == [(40, "a")]
+    assert sorted(tuple(row) for row in runs.collect()) == [
+        (40, 1, 1), (45, 451, 1), (45, 452, 1), (46, 461, 1), (46, 462, 1),
+    ]  # fmt: skip
+    changelog = spark.table(f"{SCHEMA}.sync_changelog").select("sync_id", "sync_run_id", "row_id")
+    assert sorted(tuple(row) for row in changelog.collect()) == [
+        (40, 1, "a"), (45, 451, "f"), (45, 452, "f"), (46, 461, "g"), (46, 462, "g"),
+    ]  # fmt: skip
     snapshot = spark.table(f"{SCHEMA}.sync_snapshot").select("sync_id", "row_id")
-    assert sorted(tuple(row) for row in snapshot.collect()) == [(40, "a")]
+    assert sorted(tuple(row) for row in snapshot.collect()) == [(40, "a"), (45, "f"), (46, "g")]
 
 
 def test_hidden_files_and_folders_are_counted_and_listed_as_ignored(spark, folders):
@@ -108,30 +114,19 @@ def test_hidden_files_and_folders_are_counted_and_listed_as_ignored(spark, folde
 
 
 def test_conflicting_folders_are_reported_and_neither_is_loaded(spark, folders):
-    run_conflict = "2 folders name sync_run_id 880117 ('0880117', '880117'): neither is loaded"
-    sync_conflict = "2 folders name sync_id 45 ('045', '45'): neither is loaded"
-    org_conflict = "2 folders name org_id 2 ('02', '2'): neither is loaded"
+    run_conflict = (
+        "2 folders name org_id 1, sync_id 44, sync_run_id 880117 ('1/44/0880117', '1/44/880117'):"
+        " neither is loaded"
+    )
     rows = [row for row in quarantine(spark, "not_loaded") if "neither is loaded" in row[2]]
     assert rows == [
-        ("file", "sync_tracking_datasets/02/46/2/metadata.json", org_conflict, None),
-        ("file", "sync_tracking_datasets/02/46/2/records_updated.0.parquet", org_conflict, None),
-        ("file", "sync_tracking_datasets/1/045/2/metadata.json", sync_conflict, None),
-        ("file", "sync_tracking_datasets/1/045/2/records_updated.0.parquet", sync_conflict, None),
         ("file", "sync_tracking_datasets/1/44/0880117/metadata.json", run_conflict, None),
         ("file", "sync_tracking_datasets/1/44/0880117/records_updated.0.parquet", run_conflict,
          None),
         ("file", "sync_tracking_datasets/1/44/880117/metadata.json", run_conflict, None),
         ("file", "sync_tracking_datasets/1/44/880117/records_updated.0.parquet", run_conflict,
          None),
-        ("file", "sync_tracking_datasets/1/45/1/metadata.json", sync_conflict, None),
-        ("file", "sync_tracking_datasets/1/45/1/records_updated.0.parquet", sync_conflict, None),
-        ("file", "sync_tracking_datasets/2/46/1/metadata.json", org_conflict, None),
-        ("file", "sync_tracking_datasets/2/46/1/records_updated.0.parquet", org_conflict, None),
-        ("run_folder", "sync_tracking_datasets/02/46/2", org_conflict, None),
-        ("run_folder", "sync_tracking_datasets/1/045/2", sync_conflict, None),
         ("run_folder", "sync_tracking_datasets/1/44/0880117", run_conflict, None),
-        ("run_folder", "sync_tracking_datasets/1/45/1", sync_conflict, None),
-        ("run_folder", "sync_tracking_datasets/2/46/1", org_conflict, None),
     ]  # fmt: skip
 
 

@@ -1,15 +1,18 @@
 """Lake listing: every file under the lake root, with names, sizes and times, never contents.
 
-A local lake (a plain path or a file: URI, the embedded default) is listed with `os.walk` on the
-driver, so the listing sees what Spark's readers hide: names starting with `_` or `.`
-(`_SUCCESS`, `.crc` checksums, `_temporary/`) and empty files. Hidden files are never loaded;
-they are reported as ignored, grouped by the folder that holds them. Any other URI (s3a://,
-abfss://, gs://, dbfs:/) is listed by Spark's `binaryFile` source, which skips hidden names and
-empty files: they are not reported there. No JVM access, so it runs on Spark Connect and
-Databricks shared clusters.
+Every file is listed, hidden names (`_SUCCESS`, `.crc` checksums, `_temporary/`) and empty files
+included: hidden files are never loaded, and are reported as ignored, grouped by the folder that
+holds them; empty files are reported where they lie. A local lake (a plain path or a file: URI,
+the embedded default) is listed with `os.walk` on the driver; any other URI (s3a://, abfss://,
+gs://, dbfs:/) with Hadoop's FileSystem API (`listFiles`, recursive) through the session's JVM,
+which gives the same rows for the same lake. Only where the session has no JVM (Spark Connect,
+Databricks shared clusters) is it listed by Spark's `binaryFile` source, which skips hidden names
+and empty files: they are not reported there.
 
-Folder names must be decimal integers; two folders naming the same integer (`880117` and
-`0880117`, at the org, sync or run level) conflict, and the files under both are not loaded.
+Folder names must be decimal integers. Two run folders naming the same run (`880117` and
+`0880117`, or `101/9099` and `0101/9099`: the same org, sync and run integers) conflict, and
+neither is loaded; two fact folders naming the same org likewise. Folders that name the same
+sync or org but different runs (`101/9001` and `0101/9099`) do not: each run is loaded.
 """
 
 import hashlib
@@ -20,6 +23,11 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.utils import AnalysisException
 
+try:
+    from py4j.protocol import Py4JError
+except ImportError:  # a Spark Connect client without py4j: no JVM to list with
+    Py4JError = RuntimeError
+
 RUN_AREA = "sync_tracking_datasets"
 FACT_AREA = "metadata"
 FACT_FILES = ("source_objects.parquet", "destinations.parquet", "destination_objects.parquet")
@@ -28,15 +36,13 @@ INTEGER_NAME = r"^[0-9]{1,18}$"
 # <batch_type>.<batch_number>.parquet, or the older <batch_type>.parquet.
 BATCH_FILE = r"^(.+?)(\.([0-9]{1,9}))?\.parquet$"
 STRAY_RUN_FILE = "stray file: neither metadata.json nor <batch_type>.<batch_number>.parquet"
-LISTING_SCHEMA = "path string, length bigint, modification_time timestamp, area string"
 RAW_LISTING_SCHEMA = "path string, length bigint, modification_ms bigint"
 # A hidden name, by the convention every Spark and Hadoop reader follows.
 HIDDEN_NAME = r"^[_.]"
 
 
 def local_folder(location: str) -> str | None:
-    """The absolute local path of `location` (a plain path or a file: URI); None for any other
-    URI (object stores), which Spark's own listing serves."""
+    """The local folder a plain path or a file: URI names; None for any other URI."""
     if location.startswith("file:"):
         return "/" + location[len("file:"):].lstrip("/")
     if "://" in location or re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", location):
@@ -47,7 +53,7 @@ def local_folder(location: str) -> str | None:
 def local_listing(location: str) -> list[tuple] | None:
     """(path, length, modification ms) of every file under a local `location` (a plain path or
     a file: URI), hidden names and empty files included; [] when the folder does not exist;
-    None for any other URI (object stores), which Spark's own listing serves."""
+    None for any other URI (object stores), which `hadoop_listing` serves."""
     folder = local_folder(location)
     if folder is None:
         return None
@@ -58,76 +64,131 @@ def local_listing(location: str) -> list[tuple] | None:
         for name in names:
             path = os.path.join(parent, name)
             status = os.stat(path)
-            entries.append((f"file:{path}", status.st_size, int(status.st_mtime * 1000)))
+            entries.append((f"file:{path}", status.st_size, status.st_mtime_ns // 1_000_000))
     return entries
 
 
-def list_area(session: SparkSession, raw_root: str, area: str) -> DataFrame:
-    """path/length/modification_time of every file under <raw_root>/<area> (empty if absent)."""
-    location = raw_root.rstrip("/") + "/" + area
-    entries = local_listing(location)
-    if entries is not None:
-        listing = session.createDataFrame(entries, RAW_LISTING_SCHEMA)
-        return listing.select(
-            "path",
-            "length",
-            F.timestamp_millis("modification_ms").alias("modification_time"),
-            F.lit(area).alias("area"),
+def hadoop_filesystem(session: SparkSession, location: str):
+    """(Hadoop FileSystem, Path) of `location` through the session's JVM; None where the session
+    has none (Spark Connect) or may not use it (Databricks shared clusters). A checksummed
+    filesystem (the local one) gives its raw filesystem, which does not hide `.crc` files."""
+    jvm = getattr(session, "_jvm", None)
+    if jvm is None:
+        return None
+    try:
+        path = jvm.org.apache.hadoop.fs.Path(location)
+        filesystem = path.getFileSystem(session._jsc.hadoopConfiguration())
+        checksummed = jvm.java.lang.Class.forName("org.apache.hadoop.fs.ChecksumFileSystem")
+        if checksummed.isInstance(filesystem):
+            filesystem = filesystem.getRawFileSystem()
+    except Py4JError:
+        return None
+    return filesystem, path
+
+
+def hadoop_listing(session: SparkSession, location: str) -> list[tuple] | None:
+    """(path, length, modification ms) of every file under `location`, listed with Hadoop's
+    FileSystem API (`listFiles`, recursive): hidden names and empty files included, as
+    `local_listing` lists them; [] when the folder does not exist; None without a JVM."""
+    found = hadoop_filesystem(session, location)
+    if found is None:
+        return None
+    filesystem, path = found
+    if not filesystem.exists(path):
+        return []
+    entries = []
+    files = filesystem.listFiles(path, True)
+    while files.hasNext():
+        status = files.next()
+        entries.append(
+            (status.getPath().toString(), status.getLen(), status.getModificationTime())
         )
+    return entries
+
+
+def binary_file_listing(session: SparkSession, location: str) -> DataFrame:
+    """The listing of Spark's `binaryFile` source, for sessions without a JVM: it skips hidden
+    names and empty files."""
     try:
         listing = (
             session.read.format("binaryFile").option("recursiveFileLookup", "true").load(location)
         )
     except AnalysisException:
         # The folder does not exist (yet): a lake without runs or without fact files.
-        return session.createDataFrame([], LISTING_SCHEMA)
+        return session.createDataFrame([], RAW_LISTING_SCHEMA)
     return listing.select(
         F.col("path"),
         F.col("length").cast("bigint").alias("length"),
-        F.col("modificationTime").alias("modification_time"),
+        F.unix_millis("modificationTime").alias("modification_ms"),
+    )
+
+
+def list_area(session: SparkSession, raw_root: str, area: str) -> DataFrame:
+    """path/length/modification_time of every file under <raw_root>/<area> (empty if absent)."""
+    location = raw_root.rstrip("/") + "/" + area
+    entries = local_listing(location)
+    if entries is None:
+        entries = hadoop_listing(session, location)
+    if entries is None:
+        listing = binary_file_listing(session, location)
+    else:
+        listing = session.createDataFrame(entries, RAW_LISTING_SCHEMA)
+    return listing.select(
+        "path",
+        "length",
+        F.timestamp_millis("modification_ms").alias("modification_time"),
         F.lit(area).alias("area"),
     )
 
 
 def folder_conflicts(files: DataFrame) -> DataFrame:
-    """Per folder named by its texts: the conflict when another folder names the same integer.
+    """Per folder named by its texts: the conflict when another folder names the same run.
 
     `files` holds area, the *_text and id columns; the result one row per distinct folder
-    triple with `folder_conflict` (null when none), checked org first, then sync, then run.
+    triple with `folder_conflict` (null when none). A run folder conflicts when another one
+    names the same org, sync and run integers (`1/44/880117` and `1/44/0880117`, or
+    `1/101/9099` and `1/0101/9099`), a fact folder when another one names the same org: the
+    writer's meaning is ambiguous there alone. Folders naming one sync or org but different
+    runs do not conflict.
     """
     texts = ["org_id_text", "sync_id_text", "sync_run_id_text"]
     folders = files.select("area", *texts, "org_id", "sync_id", "sync_run_id").distinct()
-    levels = [
-        ("org_id", ["org_id"], "org_id_text"),
-        ("sync_id", ["org_id", "sync_id"], "sync_id_text"),
-        ("sync_run_id", ["org_id", "sync_id", "sync_run_id"], "sync_run_id_text"),
-    ]
-    result = folders
-    names = []
-    for label, ids, text in levels:
-        named = folders.filter(F.col(text).isNotNull())
-        for key in ids:
-            named = named.filter(F.col(key).isNotNull())
-        conflicts = (
-            named.groupBy("area", *ids)
-            .agg(F.array_sort(F.collect_set(text)).alias("_names"))
-            .filter(F.size("_names") > 1)
-            .select(
-                "area",
-                *ids,
-                F.concat(
-                    F.size("_names").cast("string"),
-                    F.lit(f" folders name {label} "),
-                    F.col(ids[-1]).cast("string"),
-                    F.lit(" ('"),
-                    F.array_join("_names", "', '"),
-                    F.lit("'): neither is loaded"),
-                ).alias(f"_{label}_conflict"),
-            )
+    is_run_folder = (F.col("area") == RUN_AREA) & F.col("sync_run_id").isNotNull()
+    is_fact_folder = (F.col("area") == FACT_AREA) & F.col("org_text_only")
+    named = folders.withColumn(
+        "org_text_only", F.col("sync_id_text").isNull() & F.col("sync_run_id_text").isNull()
+    ).filter(
+        F.col("org_id").isNotNull()
+        & ((is_run_folder & F.col("sync_id").isNotNull()) | is_fact_folder)
+    )
+    ids = ["area", "org_id", "sync_id", "sync_run_id"]
+    name = F.concat_ws("/", *[F.col(text) for text in texts])
+    labels = F.when(
+        F.col("area") == RUN_AREA,
+        F.format_string("org_id %d, sync_id %d, sync_run_id %d", *ids[1:]),
+    ).otherwise(F.format_string("org_id %d", "org_id"))
+    conflicts = (
+        named.groupBy(*[F.col(key) for key in ids])
+        .agg(F.array_sort(F.collect_set(name)).alias("_names"))
+        .filter(F.size("_names") > 1)
+        .select(
+            *ids,
+            F.concat(
+                F.size("_names").cast("string"),
+                F.lit(" folders name "),
+                labels,
+                F.lit(" ('"),
+                F.array_join("_names", "', '"),
+                F.lit("'): neither is loaded"),
+            ).alias("folder_conflict"),
         )
-        result = result.join(F.broadcast(conflicts), ["area", *ids], "left")
-        names.append(F.col(f"_{label}_conflict"))
-    return result.select("area", *texts, F.coalesce(*names).alias("folder_conflict"))
+    )
+    keys = [F.col(f"folder.{key}").eqNullSafe(F.col(f"conflict.{key}")) for key in ids]
+    return (
+        folders.alias("folder")
+        .join(F.broadcast(conflicts).alias("conflict"), keys, "left")
+        .select(*[F.col(f"folder.{key}") for key in ["area", *texts]], "conflict.folder_conflict")
+    )
 
 
 def classify_files(listing: DataFrame) -> DataFrame:

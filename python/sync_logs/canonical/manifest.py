@@ -10,7 +10,7 @@ ever listed, keyed by `folder_key` (the area and the ids its path names).
 - Any other folder that holds files: stray, misplaced, badly named or hidden ones.
 
 `files` is what the folder holds now, classified (`lake`): empty once the folder has left the
-lake. The row stays: a run's history outlives its folder.
+lake (`in_lake`). The row stays: a run's history outlives its folder.
 
 A build lists the lake and writes the folders whose listing changed (`listing_fingerprint`),
 with the other rows of their syncs (the table is partitioned by sync_id), and nothing when no
@@ -127,6 +127,11 @@ def folder_key() -> Column:
     """`area/org_id/sync_id/sync_run_id`, an id left empty where the path names none."""
     ids = [F.coalesce(F.col(name).cast("string"), F.lit("")) for name in RUN_KEY]
     return F.concat_ws("/", F.col("area"), *ids)
+
+
+def in_lake() -> Column:
+    """A manifest row's folder is in the lake now: it holds a file that is not hidden."""
+    return F.exists("files", lambda file: file["file_kind"] != "hidden")
 
 
 def list_folders(lake_files: DataFrame) -> DataFrame:

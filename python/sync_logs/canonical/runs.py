@@ -11,7 +11,7 @@ load (see `plan`).
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from sync_logs.canonical.plan import touched_sync_ids
+from sync_logs.canonical.plan import kept_runs, touched_sync_ids
 
 RUN = ["sync_id", "sync_run_id"]
 OPS = {"add": "added", "change": "changed", "remove": "removed"}
@@ -156,10 +156,14 @@ def sync_runs(
     record_files: DataFrame,
     plan: DataFrame,
     previous: DataFrame | None,
+    committed: DataFrame | None = None,
 ) -> DataFrame:
-    """`sync_runs` rows a build writes; `previous`: the table, when incremental."""
+    """`sync_runs` rows a build writes; `previous`: the table, when incremental. On a first
+    build, the valid runs the plan loads or keeps (`committed`: the committed runs, when any)."""
     runs = manifest.filter(F.col("is_valid"))
     if previous is None:
+        if committed is not None:
+            runs = kept_runs(runs, plan, committed)
         return build_runs(runs, changelog, record_files)
     touched = touched_sync_ids(plan)
     if not touched:  # nothing new: the build writes nothing

@@ -14,7 +14,7 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from sync_logs.canonical.ordering import attempt_order
-from sync_logs.canonical.plan import touched_sync_ids
+from sync_logs.canonical.plan import kept_runs, touched_sync_ids, without_cleared
 
 RUN = ["sync_id", "sync_run_id"]
 SNAPSHOT_COLUMNS = [
@@ -214,13 +214,17 @@ def snapshot_state(
     committed: DataFrame,
     previous: DataFrame | None,
 ) -> DataFrame:
-    """`int_sync_logs__snapshot` rows a build writes; `previous`: the table, when incremental."""
-    runs = manifest.filter(F.col("is_valid"))
+    """`int_sync_logs__snapshot` rows a build writes; `previous`: the table, when incremental.
+    The changelog's rows of the runs the plan clears (uncommitted ones stay in the table until
+    the build has committed) and the runs the tables will not hold are left out."""
+    if previous is not None:
+        touched = touched_sync_ids(plan)
+        if not touched:  # nothing new: the build writes nothing
+            return previous.limit(0).select(*SNAPSHOT_COLUMNS)
+    runs = kept_runs(manifest.filter(F.col("is_valid")), plan, committed)
+    changelog = without_cleared(changelog, plan)
     if previous is None:
         return build_snapshot(changelog, runs).select(*SNAPSHOT_COLUMNS)
-    touched = touched_sync_ids(plan)
-    if not touched:  # nothing new: the build writes nothing
-        return previous.limit(0).select(*SNAPSHOT_COLUMNS)
     previous = previous.filter(F.col("sync_id").isin(touched))
     changelog = changelog.filter(F.col("sync_id").isin(touched))
     runs = runs.filter(F.col("sync_id").isin(touched))
