@@ -46,7 +46,7 @@ test-newest-python: $(DEPS_STAMP)
 lint: $(DEPS_STAMP)
 	$(VENV)/bin/ruff check python tests bench models
 	$(PY) -c 'from pathlib import Path; from sync_logs.dbt_invoke import example_profiles_dir; example_profiles_dir(Path("target").resolve())'
-	$(VENV)/bin/sqlfluff lint --processes 2 models macros analyses
+	$(VENV)/bin/sqlfluff lint --processes 1 models macros analyses
 
 # Scale benchmark (issues #6, #16): lakes of BENCH_RECORDS records; full and incremental builds and
 # the marts on embedded Spark against two references, plain DuckDB SQL and a plain PySpark job.

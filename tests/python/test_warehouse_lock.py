@@ -99,3 +99,13 @@ def test_the_lock_is_taken_once_per_process(tmp_path):
         "invocation-of-the-test"
     )
     lock.release()
+
+
+def test_a_second_copy_of_the_adapter_in_the_same_process_does_not_wait_for_the_first(tmp_path):
+    # sqlfluff's dbt templater loads the adapter again: a new lock object, a new file descriptor
+    first, _ = taken(tmp_path, 0)
+    WarehouseLock(tmp_path).acquire(0, "a second copy")
+    assert json.loads((tmp_path / LOCK_FILE).read_text())["invocation_id"] == (
+        "invocation-of-the-test"
+    )
+    first.release()

@@ -51,6 +51,12 @@ def pid_alive(pid: object) -> bool:
     return True
 
 
+def is_this_process(holder: dict) -> bool:
+    """Whether `holder` is this process (a tool such as sqlfluff's dbt templater may load the
+    adapter twice, each copy with its own registry of locks)."""
+    return holder.get("pid") == os.getpid() and holder.get("host") == socket.gethostname()
+
+
 def read_holder(fd: int) -> dict:
     os.lseek(fd, 0, os.SEEK_SET)
     text = os.read(fd, 65536).decode("utf-8", errors="replace").strip()
@@ -96,6 +102,9 @@ class WarehouseLock:
                     break
                 except BlockingIOError:
                     holder = read_holder(fd)
+                    if is_this_process(holder):  # taken by an earlier import of this module
+                        os.close(fd)
+                        return
                     if time.monotonic() >= deadline:
                         raise WarehouseLocked(self.held_message(holder, wait_seconds)) from None
                     if not waiting:
