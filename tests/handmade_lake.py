@@ -61,6 +61,12 @@ def rec(
     }
 
 
+def upsert(row_id: str, version: int, minute: float, **fields) -> dict:
+    """A record of `row_id` whose payload is version `version`, in a batch of one minute from
+    `minute`."""
+    return rec(row_id, payload(v=version), started=at(minute), ended=at(minute + 1), **fields)
+
+
 def metadata(
     org: int,
     sync: int,

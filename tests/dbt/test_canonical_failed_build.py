@@ -15,38 +15,17 @@ from __future__ import annotations
 import shutil
 
 import pytest
+from build_comparison import COMPARED_TABLES, comparable_rows
 
-from handmade_lake import at, metadata, payload, rec, run_dir, write_run
+from handmade_lake import at, metadata, run_dir, upsert, write_run
 from sync_logs.dbt_invoke import run_dbt
 
 ORG = 42
 INCREMENTAL, CLEAN = "canon_failed", "canon_failed_clean"
 RECORDS = "records_updated.0.parquet"
 GONE_RUN = 1032
-COMPARED_TABLES = [
-    "sync_changelog",
-    "sync_snapshot",
-    "sync_runs",
-    "sync_log",
-    "int_sync_logs__snapshot",
-    "int_sync_logs__record_files",
-    "int_sync_logs__run_manifest",
-    "sync_logs_quarantine",
-    "source_objects",
-    "destinations",
-    "destination_objects",
-]
-# Set from the clock or the build: they differ between an incremental history and a rebuild.
-BUILD_TIME_COLUMNS = {
-    "logged_at", "_census_logged_at", "manifest_version", "loaded_at",
-    "inspected_at", "manifest_updated_at", "listed_at", "lake_fingerprint",
-}
-
-
-def upsert(row_id: str, version: int, minute: float) -> dict:
-    return rec(row_id, payload(v=version), started=at(minute), ended=at(minute + 1))
-
-
+# The run whose folder left before its commit: the clean build never saw it.
+GONE = ("sync_run_id", GONE_RUN)
 def run(lake, sync: int, run_id: int, minute: float, rows: list[dict]) -> None:
     write_run(lake, ORG, sync, run_id, at(minute), {RECORDS: rows})
 
@@ -139,16 +118,8 @@ def test_the_run_whose_folder_left_before_its_commit_is_reported(spark, failed):
     ]
 
 
-def comparable_rows(spark, schema: str, table: str) -> list[tuple]:
-    """Every row of the table without the build-time columns, and without the rows of the run
-    whose folder left (the clean build never saw it)."""
-    frame = spark.table(f"{schema}.{table}")
-    if "sync_run_id" in frame.columns:
-        frame = frame.where(f"sync_run_id is null or sync_run_id != {GONE_RUN}")
-    columns = [column for column in frame.columns if column not in BUILD_TIME_COLUMNS]
-    return sorted((tuple(row) for row in frame.select(*columns).collect()), key=repr)
-
-
 @pytest.mark.parametrize("table", COMPARED_TABLES)
 def test_the_next_build_equals_a_clean_build_of_the_lake(spark, failed, table):
-    assert comparable_rows(spark, INCREMENTAL, table) == comparable_rows(spark, CLEAN, table)
+    assert comparable_rows(spark, INCREMENTAL, table, GONE) == comparable_rows(
+        spark, CLEAN, table, GONE
+    )

@@ -13,37 +13,14 @@ from __future__ import annotations
 import shutil
 
 import pytest
+from build_comparison import COMPARED_TABLES, comparable_rows
 
-from handmade_lake import at, payload, rec, run_dir, write_batch, write_run
+from handmade_lake import at, payload, rec, run_dir, upsert, write_batch, write_run
 from sync_logs.dbt_invoke import run_dbt
 
 SYNC = 20
 INCREMENTAL, REBUILT = "canon_reload", "canon_reload_full"
 RECORDS = "records_updated.0.parquet"
-COMPARED_TABLES = [
-    "sync_changelog",
-    "sync_snapshot",
-    "sync_runs",
-    "sync_log",
-    "int_sync_logs__snapshot",
-    "int_sync_logs__record_files",
-    "int_sync_logs__run_manifest",
-    "sync_logs_quarantine",
-    "source_objects",
-    "destinations",
-    "destination_objects",
-]
-# Set from the clock or the build: they differ between an incremental history and a rebuild.
-BUILD_TIME_COLUMNS = {
-    "logged_at", "_census_logged_at", "manifest_version", "loaded_at",
-    "inspected_at", "manifest_updated_at", "listed_at", "lake_fingerprint",
-}
-
-
-def upsert(row_id: str, version: int, minute: float) -> dict:
-    return rec(row_id, payload(v=version), started=at(minute), ended=at(minute + 1))
-
-
 def build(lake, work, schema: str, command: str = "build") -> None:
     run_dbt(
         [command, "--select", "path:models/canonical", "path:tests/data"],
@@ -147,13 +124,6 @@ def changed(spark, tmp_path_factory):
     build(lake, work, REBUILT, "run")
     yield first
     shutil.rmtree(work, ignore_errors=True)
-
-
-def comparable_rows(spark, schema: str, table: str) -> list[tuple]:
-    """Every row of the table (both scenarios), without the build-time columns."""
-    frame = spark.table(f"{schema}.{table}")
-    columns = [column for column in frame.columns if column not in BUILD_TIME_COLUMNS]
-    return sorted((tuple(row) for row in frame.select(*columns).collect()), key=repr)
 
 
 def test_first_build_saw_all_four_runs(changed):

@@ -25,9 +25,10 @@ from pathlib import Path
 
 import pyarrow.dataset as ds
 import pytest
+from build_comparison import BUILD_TIME_COLUMNS
 
 from dbt.adapters.sparksession.warehouse_lock import WarehouseLock
-from handmade_lake import at, payload, rec, run_dir, write_run
+from handmade_lake import at, run_dir, upsert, write_run
 from sync_logs.dbt_subprocess import DbtRun, run_dbt_subprocess
 from sync_logs.spark import SMALL_DATA_JAVA_OPTIONS
 
@@ -45,21 +46,12 @@ RETENTION = {
 # rows, not yet dropped those left without any.
 KILL_POINTS = ["sync_changelog_written", "partitions_cleared", "before_sync_runs",
                "retention_rewritten"]
-# Set from the clock or the build.
-BUILD_TIME_COLUMNS = {
-    "logged_at", "_census_logged_at", "manifest_version", "loaded_at",
-    "inspected_at", "manifest_updated_at", "listed_at", "lake_fingerprint", "manifest_listed_at",
-}
 # A table of the build's own plan, which says what that build did (not data).
 NOT_COMPARED = {"int_sync_logs__build_plan"}
 KILLED = re.compile(r"sync_logs test kill point: (\w+) \(pid (\d+)\)")
 TOOK_OVER = re.compile(r"took over the lock of warehouse .* from a build that ended without "
                        r"releasing it \(pid (\d+) on host ")
 WAITING = re.compile(r"is in use by another build \(pid (\d+) on host ")
-
-
-def upsert(row_id: str, version: int, minute: float) -> dict:
-    return rec(row_id, payload(v=version), started=at(minute), ended=at(minute + 1))
 
 
 DAY = 24 * 60
