@@ -27,7 +27,7 @@ LOCAL_SCHEMA = "cluster_build_local_reference"
 # Set from the clock when a build writes them: equal only by accident.
 BUILD_TIME_COLUMNS = {"logged_at", "loaded_at", "inspected_at", "manifest_updated_at",
                       "manifest_version", "listed_at", "manifest_listed_at",
-                      "inputs_fingerprint"}
+                      "inputs_fingerprint", "stamped_at"}
 
 
 @pytest.fixture(scope="module")

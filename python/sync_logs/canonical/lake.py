@@ -23,11 +23,6 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.utils import AnalysisException
 
-try:
-    from py4j.protocol import Py4JError
-except ImportError:  # a Spark Connect client without py4j: no JVM to list with
-    Py4JError = RuntimeError
-
 RUN_AREA = "sync_tracking_datasets"
 FACT_AREA = "metadata"
 FACT_FILES = ("source_objects.parquet", "destinations.parquet", "destination_objects.parquet")
@@ -81,7 +76,7 @@ def hadoop_filesystem(session: SparkSession, location: str):
         checksummed = jvm.java.lang.Class.forName("org.apache.hadoop.fs.ChecksumFileSystem")
         if checksummed.isInstance(filesystem):
             filesystem = filesystem.getRawFileSystem()
-    except Py4JError:
+    except Exception:  # py4j's errors: a JVM that refuses these classes (shared clusters)
         return None
     return filesystem, path
 
