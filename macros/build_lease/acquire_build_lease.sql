@@ -3,7 +3,8 @@
     schema when that row is its own; otherwise it removes its row and, up to var
     `sync_logs_lock_wait_seconds` (0: at once), tries again, then fails naming the holder. A
     lease expires after var `sync_logs_build_lease_seconds` (a killed build cannot release
-    its own); expired rows are removed. Released by `release_build_lease` (on-run-end). -#}
+    its own); the build that takes the lease removes the expired rows. Released by
+    `release_build_lease` (on-run-end). -#}
 {% macro acquire_build_lease(lease_id=none) %}
     {%- if not execute or not sync_logs.uses_build_lease() -%}
         {{ return('') }}
@@ -18,12 +19,6 @@
     {%- set started = modules.datetime.datetime.now() -%}
     {%- set state = namespace(holder=none, waiting=false) -%}
     {%- for attempt in range(10000) -%}
-        {%- set expired = run_query(
-            "select lease_id, holder from " ~ lease ~ " where expires_at <= current_timestamp()") -%}
-        {%- for row in expired.rows -%}
-            {{ log("sync_logs: removing the expired build lease of " ~ row[1] ~ " (" ~ lease ~ ")", info=true) }}
-            {%- do sync_logs.build_lease_remove(lease, row[0]) -%}
-        {%- endfor -%}
         {% call statement('sync_logs_build_lease_insert') %}
             insert into {{ lease }}
             select
@@ -43,6 +38,13 @@
                 ~ " order by acquired_at, lease_id limit 1") -%}
         {%- endif -%}
         {%- if earliest.rows | length > 0 and earliest.rows[0][0] == lease_id -%}
+            {#- expired leases (killed builds') are removed by the build that holds the schema -#}
+            {%- set expired = run_query(
+                "select lease_id, holder from " ~ lease ~ " where expires_at <= current_timestamp()") -%}
+            {%- for row in expired.rows -%}
+                {{ log("sync_logs: removing the expired build lease of " ~ row[1] ~ " (" ~ lease ~ ")", info=true) }}
+                {%- do sync_logs.build_lease_remove(lease, row[0]) -%}
+            {%- endfor -%}
             {{ log("sync_logs: this build holds " ~ lease ~ " (" ~ holder ~ ")"
                 ~ (", after waiting" if state.waiting else ""), info=true) }}
             {{ return('') }}
