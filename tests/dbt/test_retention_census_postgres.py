@@ -14,6 +14,7 @@ import datetime as dt
 import json
 
 import pytest
+from census_tables import CENSUS_SYNC_LOG
 from marts_harness import Build, install_package, pg_connect
 from retention_expected import census_run_starts, expected_doomed
 from test_retention_postgres import CURRENT_STATE, log_size, project, summary
@@ -22,14 +23,6 @@ SYNC = 101  # the fixture's metadata tables name its source object and destinati
 FIRST_AS_OF, FIRST_HORIZON = "2026-10-05 12:00:00", dt.datetime(2026, 10, 3, 12)
 SECOND_AS_OF, SECOND_HORIZON = "2026-10-07 12:00:00", dt.datetime(2026, 10, 5, 12)
 SYNC_LOG = "retention_sync_log"
-COLUMNS = [
-    ("log_id", "varchar"), ("sync_id", "bigint"), ("sync_run_id", "bigint"),
-    ("record_identifier", "varchar"), ("record_payload", "varchar"),
-    ("batch_started_at", "timestamp"), ("batch_completed_at", "timestamp"),
-    ("operation", "varchar"), ("status", "varchar"), ("status_message", "varchar"),
-    ("_census_logged_at", "timestamp"), ("destination_id", "bigint"),
-    ("destination_object_id", "bigint"), ("source_id", "bigint"), ("source_object_id", "bigint"),
-]
 # run -> its day in October 2026 (06:00); batch 1 is sent a minute in, batch 2 five minutes in
 RUNS = {1001: 1, 1002: 2, 1003: 3, 1004: 4, 1005: 5}
 # (log_id, run, batch (None: never sent), identifier, payload version, operation, raw status,
@@ -125,10 +118,10 @@ def scenario(tmp_path_factory):
         with connection.cursor() as cursor:
             cursor.execute(f"create schema {build.schema}")
             cursor.execute(f"create table {build.schema}.{SYNC_LOG} ("
-                           + ", ".join(f"{name} {kind}" for name, kind in COLUMNS) + ")")
+                           + ", ".join(f"{name} {kind}" for name, kind in CENSUS_SYNC_LOG) + ")")
             cursor.executemany(
                 f"insert into {build.schema}.{SYNC_LOG} values "
-                f"({', '.join('%s' for _ in COLUMNS)})", sync_log_rows())
+                f"({', '.join('%s' for _ in CENSUS_SYNC_LOG)})", sync_log_rows())
         connection.close()
         install_package()
         build.dbt("seed", "--select", "tag:fixture_census", "package:sync_logs")

@@ -25,6 +25,7 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 import pytest
+from census_tables import CENSUS_SYNC_LOG
 from marts_harness import Build, install_package, normalise_rows, unique_schema
 
 import handmade_lake as lake_kit
@@ -204,14 +205,6 @@ def census_sync_log() -> list[tuple]:
     return rows
 
 
-CENSUS_SYNC_LOG = [
-    ("log_id", "varchar"), ("sync_id", "bigint"), ("sync_run_id", "bigint"),
-    ("record_identifier", "varchar"), ("record_payload", "varchar"),
-    ("batch_started_at", "timestamp"), ("batch_completed_at", "timestamp"),
-    ("operation", "varchar"), ("status", "varchar"), ("status_message", "varchar"),
-    ("_census_logged_at", "timestamp"), ("destination_id", "bigint"),
-    ("destination_object_id", "bigint"), ("source_id", "bigint"), ("source_object_id", "bigint"),
-]
 CANONICAL_CHANGELOG = [
     ("log_id", "varchar"), ("org_id", "bigint"), ("sync_id", "bigint"),
     ("sync_run_id", "bigint"), ("op_type", "varchar"), ("row_id", "varchar"),
