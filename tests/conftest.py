@@ -27,17 +27,17 @@ CONSUMER_BUILD_MODULES = frozenset(
 # Seconds a unit took in a fresh-clone CI run (setup and tests), for the longest units only:
 # the scheduler hands out the longest first, so that no long module starts last.
 UNIT_SECONDS = {
-    "tests/dbt/test_crash_and_lock.py": 300,
+    "tests/dbt/test_crash_and_lock.py": 470,
     "tests/dbt/test_canonical_reload.py": 260,
     "tests/cluster/test_cluster_build.py": 240,
-    "tests/dbt/test_upgrade.py": 150,
     "tests/consumer/test_fresh_install.py": 130,
     "tests/dbt/test_canonical_build.py": 120,
     "tests/cluster/test_thrift_build.py": 110,
     "tests/consumer/test_newest_python.py": 100,
     "tests/dbt/test_retention.py": 100,
+    "tests/dbt/test_upgrade.py": 95,
+    "tests/dbt/test_canonical_failed_build.py": 95,
     "consumer_build": 80,
-    "tests/dbt/test_canonical_failed_build.py": 80,
     "tests/dbt/test_marts_package_mode.py": 75,
     "tests/dbt/test_record_lookup.py": 70,
     "tests/dbt/test_marts_engines.py": 65,
