@@ -31,9 +31,7 @@
         'sync_runs': [('num_timestamp_errors', 'bigint')],
     } -%}
     {%- for model_name, columns in added_columns.items() -%}
-        {%- set table_node = graph.nodes.get('model.sync_logs.' ~ model_name) -%}
-        {%- set relation = adapter.get_relation(
-            database=table_node.database, schema=table_node.schema, identifier=table_node.alias) -%}
+        {%- set relation = load_relation(sync_logs.package_model_relation(model_name)) -%}
         {%- if relation is not none -%}
             {%- set present = adapter.get_columns_in_relation(relation) | map(attribute='name') | map('lower') | list -%}
             {%- set missing = [] -%}
