@@ -13,14 +13,18 @@ For each N, in a fresh work folder (lake, warehouse, logs; removed afterwards un
                  plain DuckDB SQL; then bench/pyspark_reference.py, the same in plain PySpark
                  (its own JVM, with the `local` target's driver memory and shuffle partitions);
                  our tables are compared with each reference's, row for row
-  5. one new run of exactly --increment records lands in the busiest sync, as its newest run
+  5. marts       `dbt run --select tag:sync_logs_staging tag:sync_logs_intermediate
+                 tag:sync_logs_marts`: the first build of the marts, over the N records
+  6. one new run of exactly --increment records lands in the busiest sync, as its newest run
      (sync_logs.generator_increment.append_run)
-  6. incremental `dbt run --select tag:sync_logs_canonical` again; the references recompute the
+  7. incremental `dbt run --select tag:sync_logs_canonical` again; the references recompute the
                  whole lake (what a user without the package does); compared again
-     idle build  the same once more, with nothing new: what a build costs whatever the data
-  7. marts       `dbt run --select tag:sync_logs_staging tag:sync_logs_intermediate
-                 tag:sync_logs_marts`
+     incremental marts  the marts again: they rewrite the one sync the new run changed
+     idle build  the canonical models once more, with nothing new: what a build costs whatever
+                 the data
   8. data tests  `dbt test --select tag:sync_logs_canonical` (skip with --no-tests)
+  9. whole dbt build  `dbt build` with nothing new: every model, mart and data test, as a
+                 user's nightly `dbt build` runs them
 Every timed step is its own process, as a user runs it: wall time, records per second and the
 peak memory of its whole process tree (the dbt process, Spark's JVM, Python workers), sampled
 every 0.2 s: PSS summed (shared pages counted once) and RSS summed. Spark settings are the
@@ -411,6 +415,8 @@ def bench_size(records: int, args: argparse.Namespace, settings: dict | None) ->
     check("full", work / "reference_full")
     py_full = pyspark_reference("pyspark reference full", work / "pyspark_full", records)
     check("full (pyspark)", work / "pyspark_full")
+    if not args.no_marts:
+        dbt("marts", ["run", *MARTS], records)
 
     started = time.monotonic()
     increment = append_run(lake, args.increment, syncs=args.syncs,
@@ -429,15 +435,17 @@ def bench_size(records: int, args: argparse.Namespace, settings: dict | None) ->
     check("incremental (pyspark)", work / "pyspark_incremental")
     result["increment"]["op_types"] = increment_op_types(
         work / "reference_incremental", increment["sync_id"], increment["sync_run_id"])
+    if not args.no_marts:
+        dbt("incremental marts", ["run", *MARTS], args.increment)
 
     # The same build once more with nothing new in the lake: the cost of a build that does not
     # depend on data (starting dbt and Spark, listing the lake, each node's fixed cost).
     dbt("idle build", ["run", *CANONICAL], 0)
 
-    if not args.no_marts:
-        dbt("marts", ["run", *MARTS], records + args.increment)
     if not args.no_tests:
         dbt("data tests", ["test", *CANONICAL], records + args.increment)
+    if not args.no_marts and not args.no_tests:
+        dbt("whole dbt build", ["build"], 0)
 
     result["ratios_to_duckdb"] = {
         "full build": round(full["wall_s"] / ref_full["wall_s"], 2),
@@ -508,6 +516,15 @@ def target_checks(results: dict[int, dict]) -> list[tuple[str, str]]:
     if inc10:
         checks.append(("incremental 100k over 10M ≤ 45 s", f"{inc10['wall_s']} s: "
                        + verdict(inc10["wall_s"] <= 45)))
+    marts10 = step(10_000_000, "incremental marts")
+    if marts10:
+        checks.append(("incremental marts 100k over 10M ≤ 60 s (issue #17)",
+                       f"{marts10['wall_s']} s: " + verdict(marts10["wall_s"] <= 60)))
+    full_marts10, full10 = step(10_000_000, "marts"), step(10_000_000, "full build")
+    if full_marts10 and full10:
+        checks.append(("full marts 10M ≤ full canonical build 10M (issue #17)",
+                       f"{full_marts10['wall_s']} s against {full10['wall_s']} s: "
+                       + verdict(full_marts10["wall_s"] <= full10["wall_s"])))
     ours = [(r, s) for r, res in sorted(results.items()) for s in res["steps"]
             if s.get("engine") == "dbt-spark"]
     if ours:

@@ -1,7 +1,10 @@
+{{ config(materialized='view') }}
 {#- Every record attempt with its run (joined on the run's full key, sync_id and
     sync_run_id: sync_id alone would repeat each attempt once per run of the sync) and the
     names of its model and destination. `attempted_at` is when the batch was sent, or the
-    run's start where the source has no batch times (Hightouch). -#}
+    run's start where the source has no batch times (Hightouch). A view of keys and states
+    without the payload: the sync-scoped models read the syncs they rewrite through it
+    (`in_changed_syncs`), which reaches the changelog's `sync_id` partitions. -#}
 
 with changelog as (
     select
@@ -12,7 +15,6 @@ with changelog as (
         op_type,
         status,
         failed_reason,
-        fields,
         split_group,
         payload_changed,
         batch_started_at
@@ -65,7 +67,6 @@ select
     changelog.op_type,
     changelog.status,
     changelog.failed_reason,
-    changelog.fields,
     changelog.split_group,
     changelog.payload_changed,
     coalesce(changelog.batch_started_at, runs.started_at) as attempted_at,

@@ -1,5 +1,7 @@
+{{ config(materialized='view') }}
 {#- Attempts that ended in an error with a reason (destination rejections, invalid
-    identifiers, aborted runs with an error), each with its error category. -#}
+    identifiers, aborted runs with an error), each with its error category. A view, for
+    queries of single attempts: the marts read the per-run aggregate `int_sync_logs__error_rows`. -#}
 
 with attempts as (
     select

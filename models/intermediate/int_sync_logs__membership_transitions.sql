@@ -17,6 +17,7 @@ with succeeded as (
         case when op_type = 'removed' then 'absent' else 'present' end as state
     from {{ ref('int_sync_logs__row_runs') }}
     where status = 'succeeded'
+        and {{ sync_logs.in_changed_syncs() }}
 ),
 
 with_previous as (

@@ -1,6 +1,7 @@
 {#- One row per (sync, row, run) in which the row was planned: its last valid attempt in that
     run. Invalid attempts (null or duplicated identifiers) are never applied, so they are left
-    out; rows without an identifier cannot be followed across runs. -#}
+    out; rows without an identifier cannot be followed across runs. Keys and states only: the
+    payload stays in the changelog, found by `log_id`. -#}
 
 with valid_attempts as (
     select
@@ -11,7 +12,6 @@ with valid_attempts as (
         op_type,
         status,
         failed_reason,
-        fields,
         split_group,
         payload_changed,
         attempted_at,
@@ -23,12 +23,13 @@ with valid_attempts as (
     from {{ ref('int_sync_logs__attempts') }}
     where row_id is not null
         and status <> 'invalid'
+        and {{ sync_logs.in_changed_syncs() }}
 )
 
 {{ sync_logs.first_per_partition(
     'valid_attempts',
     'sync_id, row_id, sync_run_id',
     'attempted_at desc, log_id desc',
-    ['log_id', 'sync_id', 'sync_run_id', 'row_id', 'op_type', 'status', 'failed_reason', 'fields',
+    ['log_id', 'sync_id', 'sync_run_id', 'row_id', 'op_type', 'status', 'failed_reason',
      'split_group', 'payload_changed', 'attempted_at', 'run_started_at', 'model_id', 'model_name',
      'destination', 'destination_id']) }}

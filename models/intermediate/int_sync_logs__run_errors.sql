@@ -12,25 +12,15 @@
     refresh (which rebuilds this model only when `sync_logs_allow_history_rebuild` is true,
     like the changelog). -#}
 
-with errors as (
-    select
-        sync_id,
-        sync_run_id,
-        run_started_at,
-        failed_reason,
-        row_key
-    from {{ ref('int_sync_logs__error_attempts') }}
-),
-
-summarised as (
+with summarised as (
     select
         sync_id,
         sync_run_id,
         min(run_started_at) as run_started_at,
         failed_reason,
-        count(*) as num_attempts,
+        cast(sum(num_attempts) as {{ dbt.type_bigint() }}) as num_attempts,
         count(distinct row_key) as num_rows
-    from errors
+    from {{ ref('int_sync_logs__error_rows') }}
     group by sync_id, sync_run_id, failed_reason
 )
 

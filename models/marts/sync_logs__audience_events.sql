@@ -15,6 +15,7 @@ with transitions as (
         destination,
         event_type
     from {{ ref('int_sync_logs__membership_transitions') }}
+    where {{ sync_logs.in_changed_syncs() }}
 )
 
 select

@@ -1,6 +1,7 @@
 {#- Rows currently in each sync's destination (the current audience of every model or
     segment), with the payload and status of their latest attempt. A row whose removal failed
     is still a member; a row whose add never succeeded is not. -#}
+{%- set in_changed_syncs = sync_logs.in_changed_syncs() %}
 
 with open_intervals as (
     select
@@ -9,6 +10,7 @@ with open_intervals as (
         valid_from
     from {{ ref('sync_logs__membership_history') }}
     where valid_to is null
+        and {{ in_changed_syncs }}
 ),
 
 syncs as (
@@ -28,6 +30,7 @@ last_success as (
         max(attempted_at) as last_synced_at
     from {{ ref('int_sync_logs__row_runs') }}
     where status = 'succeeded'
+        and {{ in_changed_syncs }}
     group by sync_id, row_id
 ),
 
@@ -40,6 +43,7 @@ snapshot as (
         fields,
         split_group
     from {{ ref('stg_sync_logs__sync_snapshot') }}
+    where {{ in_changed_syncs }}
 )
 
 select

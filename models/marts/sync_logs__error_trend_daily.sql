@@ -1,29 +1,25 @@
-{#- Errors per day, sync and category, next to all attempts that day, for trend charts. -#}
+{#- Errors per day, sync and category, next to all attempts that day, for trend charts (from
+    the per-run aggregates `int_sync_logs__error_rows` and `int_sync_logs__daily_attempts`). -#}
 
-with attempts as (
+with errors as (
     select
-        sync_id,
-        cast(attempted_at as date) as attempted_on
-    from {{ ref('int_sync_logs__attempts') }}
-),
-
-errors as (
-    select
-        sync_id,
-        cast(attempted_at as date) as error_date,
-        error_category,
-        failed_reason,
-        row_key
-    from {{ ref('int_sync_logs__error_attempts') }}
+        error_rows.sync_id,
+        error_rows.attempted_on as error_date,
+        categories.error_category,
+        error_rows.failed_reason,
+        error_rows.row_key,
+        error_rows.num_attempts
+    from {{ ref('int_sync_logs__error_rows') }} as error_rows
+    left join {{ ref('int_sync_logs__error_categories') }} as categories
+        on error_rows.failed_reason = categories.failed_reason
 ),
 
 daily_attempts as (
     select
         sync_id,
         attempted_on,
-        count(*) as num_attempts_total
-    from attempts
-    group by sync_id, attempted_on
+        num_attempts as num_attempts_total
+    from {{ ref('int_sync_logs__daily_attempts') }}
 ),
 
 daily_errors as (
@@ -31,7 +27,7 @@ daily_errors as (
         error_date,
         sync_id,
         error_category,
-        count(*) as num_attempts,
+        cast(sum(num_attempts) as {{ dbt.type_bigint() }}) as num_attempts,
         count(distinct row_key) as num_rows,
         count(distinct failed_reason) as num_distinct_reasons
     from errors

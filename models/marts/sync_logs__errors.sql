@@ -1,24 +1,29 @@
-{#- Most common errors across all syncs, ranked by attempts and by distinct rows. -#}
+{#- Most common errors across all syncs, ranked by attempts and by distinct rows (from the
+    per-run error aggregate `int_sync_logs__error_rows`). -#}
 
 with errors as (
     select
-        failed_reason,
-        error_category,
-        sync_id,
-        row_key,
-        attempted_at
-    from {{ ref('int_sync_logs__error_attempts') }}
+        error_rows.failed_reason,
+        error_rows.sync_id,
+        error_rows.row_key,
+        error_rows.num_attempts,
+        error_rows.first_attempted_at,
+        error_rows.last_attempted_at,
+        categories.error_category
+    from {{ ref('int_sync_logs__error_rows') }} as error_rows
+    left join {{ ref('int_sync_logs__error_categories') }} as categories
+        on error_rows.failed_reason = categories.failed_reason
 ),
 
 counted as (
     select
         failed_reason,
         error_category,
-        count(*) as num_attempts,
+        cast(sum(num_attempts) as {{ dbt.type_bigint() }}) as num_attempts,
         count(distinct row_key) as num_rows,
         count(distinct sync_id) as num_syncs,
-        min(attempted_at) as first_seen_at,
-        max(attempted_at) as last_seen_at
+        min(first_attempted_at) as first_seen_at,
+        max(last_attempted_at) as last_seen_at
     from errors
     group by failed_reason, error_category
 )

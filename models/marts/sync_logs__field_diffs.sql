@@ -2,24 +2,51 @@
     from the row's payload in the previous run that planned it (run order: start time, then
     run id), including fields that appeared or disappeared. Values compare null-safely, so a
     change to or from null is a change. Removals are not payload versions and are skipped. -#}
+{%- set in_changed_syncs = sync_logs.in_changed_syncs() %}
 {{ config(enabled=var('sync_logs_field_diffs_enabled', true)) }}
 
-with versions as (
+with planned as (
     select
+        log_id,
         sync_id,
         row_id,
         sync_run_id,
         run_started_at,
-        attempted_at,
-        fields,
-        lag(fields) over (
-            partition by sync_id, row_id order by run_started_at, sync_run_id
-        ) as previous_fields,
-        lag(sync_run_id) over (
-            partition by sync_id, row_id order by run_started_at, sync_run_id
-        ) as previous_sync_run_id
+        attempted_at
     from {{ ref('int_sync_logs__row_runs') }}
     where op_type <> 'removed'
+        and {{ in_changed_syncs }}
+),
+
+payloads as (
+    select
+        log_id,
+        sync_id,
+        sync_run_id,
+        fields
+    from {{ ref('stg_sync_logs__sync_changelog') }}
+    where {{ in_changed_syncs }}
+),
+
+versions as (
+    select
+        planned.sync_id,
+        planned.row_id,
+        planned.sync_run_id,
+        planned.run_started_at,
+        planned.attempted_at,
+        payloads.fields,
+        lag(payloads.fields) over (
+            partition by planned.sync_id, planned.row_id order by planned.run_started_at, planned.sync_run_id
+        ) as previous_fields,
+        lag(planned.sync_run_id) over (
+            partition by planned.sync_id, planned.row_id order by planned.run_started_at, planned.sync_run_id
+        ) as previous_sync_run_id
+    from planned
+    inner join payloads
+        on planned.sync_id = payloads.sync_id
+        and planned.sync_run_id = payloads.sync_run_id
+        and planned.log_id = payloads.log_id
 ),
 
 changed_versions as (

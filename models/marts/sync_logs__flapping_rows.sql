@@ -2,6 +2,7 @@
     unstable model (a timestamp in the payload, a flickering segment condition). A row is
     listed when it left its destination at least `sync_logs_flapping_min_cycles` times or
     its payload changed in at least `sync_logs_flapping_min_changes` runs. -#}
+{%- set in_changed_syncs = sync_logs.in_changed_syncs() %}
 
 with row_runs as (
     select
@@ -13,6 +14,7 @@ with row_runs as (
         status,
         payload_changed
     from {{ ref('int_sync_logs__row_runs') }}
+    where {{ in_changed_syncs }}
 ),
 
 transitions as (
@@ -21,6 +23,7 @@ transitions as (
         row_id,
         event_type
     from {{ ref('int_sync_logs__membership_transitions') }}
+    where {{ in_changed_syncs }}
 ),
 
 syncs as (

@@ -21,6 +21,7 @@ with events as (
             partition by sync_id, row_id order by run_started_at, sync_run_id
         ) as next_sync_run_id
     from {{ ref('int_sync_logs__membership_transitions') }}
+    where {{ sync_logs.in_changed_syncs() }}
 )
 
 select

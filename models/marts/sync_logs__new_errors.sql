@@ -1,14 +1,18 @@
-{#- Errors that first appeared in their sync's latest run: what just started going wrong. -#}
+{#- Errors that first appeared in their sync's latest run: what just started going wrong (from
+    the per-run error aggregate `int_sync_logs__error_rows`). -#}
 
 with errors as (
     select
-        sync_id,
-        sync_run_id,
-        run_started_at,
-        failed_reason,
-        error_category,
-        row_key
-    from {{ ref('int_sync_logs__error_attempts') }}
+        error_rows.sync_id,
+        error_rows.sync_run_id,
+        error_rows.run_started_at,
+        error_rows.failed_reason,
+        categories.error_category,
+        error_rows.row_key,
+        error_rows.num_attempts
+    from {{ ref('int_sync_logs__error_rows') }} as error_rows
+    left join {{ ref('int_sync_logs__error_categories') }} as categories
+        on error_rows.failed_reason = categories.failed_reason
 ),
 
 runs as (
@@ -37,7 +41,7 @@ in_latest_run as (
         errors.sync_id,
         errors.failed_reason,
         errors.error_category,
-        count(*) as num_attempts,
+        cast(sum(errors.num_attempts) as {{ dbt.type_bigint() }}) as num_attempts,
         count(distinct errors.row_key) as num_rows
     from errors
     inner join latest_run

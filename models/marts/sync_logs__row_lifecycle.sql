@@ -1,5 +1,6 @@
 {#- When each row first reached its destination, when it was last updated or removed there,
     and whether it is there now. -#}
+{%- set in_changed_syncs = sync_logs.in_changed_syncs() %}
 
 with row_runs as (
     select
@@ -11,6 +12,7 @@ with row_runs as (
         op_type,
         status
     from {{ ref('int_sync_logs__row_runs') }}
+    where {{ in_changed_syncs }}
 ),
 
 transitions as (
@@ -20,6 +22,7 @@ transitions as (
         event_type,
         event_at
     from {{ ref('int_sync_logs__membership_transitions') }}
+    where {{ in_changed_syncs }}
 ),
 
 syncs as (

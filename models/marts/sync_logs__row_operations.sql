@@ -14,6 +14,7 @@ with attempts as (
         run_started_at
     from {{ ref('int_sync_logs__attempts') }}
     where row_id is not null
+        and {{ sync_logs.in_changed_syncs() }}
 ),
 
 syncs as (

@@ -70,7 +70,8 @@ def test_folder_materializations_follow_the_consumer(consumer_build):
         if node["package_name"] == "sync_logs" and node["resource_type"] == "model"
         and node["fqn"][1] in ("canonical", "intermediate")
     }
-    assert configured["int_sync_logs__attempts"] == "table"
+    assert configured["int_sync_logs__attempts"] == "view"
+    assert configured["int_sync_logs__row_runs"] == "incremental"
     expected = {name: "VIEW" if how == "view" else "MANAGED" for name, how in configured.items()}
     assert {name: types[name] for name in configured} == expected
 

@@ -83,7 +83,7 @@ def test_lineage_graph_runs_from_the_lake_to_the_consumer(browser, site, tmp_pat
     browser.wait_for(GRAPH_OPEN, what="the lineage graph panel")
     labels = set(browser.wait_for(GRAPH_NODES, what="the lineage graph"))
     expected = {
-        MART, "int_sync_logs__error_attempts", "int_sync_logs__error_categories",
+        MART, "int_sync_logs__error_rows", "int_sync_logs__error_categories",
         "sync_logs_error_categories", "stg_sync_logs__sync_changelog", "sync_changelog",
         "int_sync_logs__run_manifest", "consumer_error_digest",
     }

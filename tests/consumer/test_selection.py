@@ -21,7 +21,8 @@ STAGING = {
 INTERMEDIATE = {
     "int_sync_logs__attempts", "int_sync_logs__row_runs", "int_sync_logs__membership_transitions",
     "int_sync_logs__error_attempts", "int_sync_logs__error_categories", "int_sync_logs__syncs",
-    "int_sync_logs__run_errors",
+    "int_sync_logs__run_errors", "int_sync_logs__error_rows", "int_sync_logs__daily_attempts",
+    "int_sync_logs__run_fingerprints",
 }
 MARTS = {
     "sync_logs__errors", "sync_logs__errors_by_sync", "sync_logs__errors_by_destination",
@@ -32,17 +33,20 @@ MARTS = {
 }
 SEEDS = {"sync_logs_error_categories"}
 
-# Everything sync_logs__errors is built from: its error attempts and their categories, the
-# staged changelog, runs and metadata, and the canonical steps behind those (not the snapshot,
-# the sync log, the quarantine, nor the membership steps).
+# Everything sync_logs__errors is built from: the per-run error aggregate, its attempts and the
+# runs' fingerprints (which read the snapshot too), the categories, the staged changelog, runs,
+# snapshot and metadata, and the canonical steps behind those (not the sync log, the quarantine,
+# nor the membership steps).
 ERRORS_ANCESTORS = {
     "sync_logs__errors",
-    "int_sync_logs__error_attempts", "int_sync_logs__attempts", "int_sync_logs__error_categories",
+    "int_sync_logs__error_rows", "int_sync_logs__attempts", "int_sync_logs__error_categories",
+    "int_sync_logs__run_fingerprints",
     "sync_logs_error_categories",
     "stg_sync_logs__sync_changelog", "stg_sync_logs__sync_runs", "stg_sync_logs__source_objects",
     "stg_sync_logs__destinations", "stg_sync_logs__destination_objects",
-    "sync_changelog", "sync_runs", "source_objects", "destinations", "destination_objects",
-    "int_sync_logs__run_manifest", "int_sync_logs__runs_to_load",
+    "stg_sync_logs__sync_snapshot",
+    "sync_changelog", "sync_runs", "sync_snapshot", "source_objects", "destinations",
+    "destination_objects", "int_sync_logs__run_manifest", "int_sync_logs__runs_to_load",
     "int_sync_logs__build_plan", "int_sync_logs__objects",
     "int_sync_logs__record_files", "int_sync_logs__snapshot",
     "int_sync_logs__facts",

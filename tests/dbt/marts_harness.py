@@ -88,7 +88,8 @@ def normalise(value):
 
 def normalise_rows(columns: list[str], rows) -> list[dict]:
     result = [{c: normalise(v) for c, v in zip(columns, row, strict=True)} for row in rows]
-    return sorted(result, key=lambda row: [(v is None, str(v)) for v in row.values()])
+    # by column name: Spark moves a table's partition columns (sync_id) to the end
+    return sorted(result, key=lambda row: [(row[c] is None, str(row[c])) for c in sorted(row)])
 
 
 def install_package() -> None:
@@ -161,6 +162,27 @@ class Build:
                 cursor.execute(query)
                 columns = [d[0] for d in cursor.description]
                 return normalise_rows(columns, cursor.fetchall())
+        finally:
+            connection.close()
+
+    def execute(self, *statements: str) -> None:
+        """Runs SQL statements (e.g. writing input tables) in this build's warehouse."""
+        if self.engine == "spark":
+            for statement in statements:
+                self.spark.sql(statement)
+            return
+        if self.engine == "duckdb":
+            import duckdb
+
+            with duckdb.connect(str(self.duckdb_path)) as connection:
+                for statement in statements:
+                    connection.execute(statement)
+            return
+        connection = pg_connect()
+        try:
+            with connection.cursor() as cursor:
+                for statement in statements:
+                    cursor.execute(statement)
         finally:
             connection.close()
 

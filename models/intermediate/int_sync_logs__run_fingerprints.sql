@@ -1,0 +1,78 @@
+{#- One row per run with a fingerprint of all that the sync-scoped incremental models read of
+    it: its `sync_runs` row, the names of its objects, the number of its changelog rows and the
+    latest `logged_at` among them (a load or reload by this package stamps every new or changed
+    row), its sync's snapshot rows (their number and latest attempt), and the settings that
+    shape those models' rows. A run whose fingerprint is new,
+    changed or gone makes its sync's rows be rewritten (`changed_sync_ids`). -#}
+{%- set rules = sync_logs.payload_rules() -%}
+{%- set settings = tojson({
+    'payload_fields_to_drop': rules['drop'],
+    'payload_fields_to_hash': rules['hash'],
+    'payload_hash_salt': local_md5(rules['salt']),
+    'max_payload_bytes': rules['max_bytes'],
+    'flapping_min_cycles': var('sync_logs_flapping_min_cycles', 2),
+    'flapping_min_changes': var('sync_logs_flapping_min_changes', 3),
+}) -%}
+{%- set described = ["'" ~ settings | replace("'", "''") ~ "'"] -%}
+{%- for part in [
+    'runs.started_at', 'runs.finished_at', 'runs.status', 'runs.model_id', 'runs.model_name',
+    'runs.destination', 'runs.destination_id', 'runs.destination_object_id', 'runs.source_object_id',
+    'source_objects.source_object_type', 'source_objects.source_object_name',
+    'destinations.destination_type', 'destinations.destination_name',
+    'destination_objects.destination_object_name',
+    'changelog.num_changelog_rows', 'changelog.last_logged_at',
+    'snapshot.num_snapshot_rows', 'snapshot.last_attempted_at'] -%}
+    {%- do described.extend(["'|'", "coalesce(cast(" ~ part ~ " as " ~ dbt.type_string() ~ "), '~')"]) -%}
+{%- endfor %}
+
+with runs as (
+    select
+        sync_id,
+        sync_run_id,
+        started_at,
+        finished_at,
+        status,
+        model_id,
+        model_name,
+        destination,
+        destination_id,
+        destination_object_id,
+        source_object_id
+    from {{ ref('stg_sync_logs__sync_runs') }}
+),
+
+changelog as (
+    select
+        sync_id,
+        sync_run_id,
+        count(*) as num_changelog_rows,
+        max(logged_at) as last_logged_at
+    from {{ ref('stg_sync_logs__sync_changelog') }}
+    group by sync_id, sync_run_id
+),
+
+snapshot as (
+    select
+        sync_id,
+        count(*) as num_snapshot_rows,
+        max(last_attempted_at) as last_attempted_at
+    from {{ ref('stg_sync_logs__sync_snapshot') }}
+    group by sync_id
+)
+
+select
+    runs.sync_id,
+    runs.sync_run_id,
+    {{ dbt.hash(dbt.concat(described)) }} as fingerprint
+from runs
+left join changelog
+    on runs.sync_id = changelog.sync_id
+    and runs.sync_run_id = changelog.sync_run_id
+left join snapshot
+    on runs.sync_id = snapshot.sync_id
+left join {{ ref('stg_sync_logs__source_objects') }} as source_objects
+    on runs.source_object_id = source_objects.source_object_id
+left join {{ ref('stg_sync_logs__destinations') }} as destinations
+    on runs.destination_id = destinations.destination_id
+left join {{ ref('stg_sync_logs__destination_objects') }} as destination_objects
+    on runs.destination_object_id = destination_objects.destination_object_id
