@@ -36,6 +36,7 @@ UNIT_SECONDS = {
     "tests/consumer/test_newest_python.py": 100,
     "tests/dbt/test_retention.py": 100,
     "tests/dbt/test_upgrade.py": 95,
+    "tests/dbt/test_marts_incremental.py": 180,
     "tests/dbt/test_canonical_failed_build.py": 95,
     "consumer_build": 80,
     "tests/dbt/test_marts_package_mode.py": 75,
