@@ -31,7 +31,8 @@ every 0.2 s: PSS summed (shared pages counted once) and RSS summed. Spark settin
 profile's `local` target as is (profiles.example.yml).
 
 Writes bench/results/scale_<N>.json per size and regenerates bench/results/scale.md from every
-scale_*.json there. Exits 1 when a step fails or the package's tables differ from the reference.
+scale_*.json there; while a size runs, partial_scale_<N>.json holds the steps measured so far.
+Exits 1 when a step fails or the package's tables differ from the reference.
 """
 
 from __future__ import annotations
@@ -341,6 +342,12 @@ def bench_size(records: int, args: argparse.Namespace, settings: dict | None) ->
     }
     print(f"== {records:,} records in {work}", flush=True)
 
+    partial = args.results / f"partial_scale_{records}.json"
+
+    def save_partial() -> None:
+        """What is measured so far, after each step: a run stopped half-way keeps it."""
+        partial.write_text(json.dumps(result, indent=2) + "\n")
+
     def dbt(step: str, args_: list[str], step_records: int) -> dict:
         # dbt's partial parse file, as a user's project keeps it in target/ between runs.
         (work / slug(step) / "dbt").mkdir(parents=True, exist_ok=True)
@@ -354,6 +361,7 @@ def bench_size(records: int, args: argparse.Namespace, settings: dict | None) ->
         measured, _ = measure(step, step_records, go)
         result["steps"].append({**measured, "engine": "dbt-spark", "command": ["dbt", *args_]})
         result["dbt_nodes"][step] = node_timings(work / slug(step))
+        save_partial()
         return measured
 
     def reference(step: str, out: Path, step_records: int) -> dict:
@@ -366,6 +374,7 @@ def bench_size(records: int, args: argparse.Namespace, settings: dict | None) ->
         info = json.loads(output.strip().splitlines()[-1])
         result["steps"].append({**measured, "engine": "duckdb", "command": command[1:],
                                 "duckdb_settings": info["settings"]})
+        save_partial()
         return measured
 
     def pyspark_reference(step: str, out: Path, step_records: int) -> dict:
@@ -383,6 +392,7 @@ def bench_size(records: int, args: argparse.Namespace, settings: dict | None) ->
                                 "pyspark_settings": info["settings"],
                                 "jvm_start_s": info["jvm_start_s"],
                                 "compute_s": info["compute_s"]})
+        save_partial()
         return measured
 
     def check(name: str, ref_dir: Path) -> None:
@@ -742,6 +752,7 @@ def main(argv: list[str] | None = None) -> int:
         settings = result["spark_settings"]
         path = args.results / f"scale_{records}.json"
         path.write_text(json.dumps(result, indent=2) + "\n")
+        (args.results / f"partial_scale_{records}.json").unlink(missing_ok=True)
         print(f"wrote {path}", flush=True)
         if not all(t["match"] for c in result["checks"].values() for t in c.values()):
             print(f"{records:,} records: the package's tables differ from the reference "
