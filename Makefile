@@ -5,20 +5,20 @@ VENV := .venv
 PY := $(VENV)/bin/python
 DEPS_STAMP := $(VENV)/.deps-installed
 
-.PHONY: demo check test test-newest-python lint bench venv clean
+.PHONY: demo check test test-newest-python lint bench venv clean dist
 
 venv: $(DEPS_STAMP)
 
-$(DEPS_STAMP): pyproject.toml constraints.txt
+$(DEPS_STAMP): pyproject.toml python/dev/pyproject.toml constraints.txt
 	test -x $(PY) || $(PYTHON_BIN) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -c constraints.txt -e '.[dev]' --config-settings editable_mode=compat
+	$(PY) -m pip install --quiet -c constraints.txt -e . -e python/dev
 	touch $@
 
 # Generate a demo lake; on the embedded Spark, build the canonical tables and the marts the summary
 # and report read, with their data tests (not the unit or regression tests); print a summary.
 demo: $(DEPS_STAMP)
-	$(VENV)/bin/sync-logs demo
+	$(VENV)/bin/sync-logs-dev demo
 
 # The inner loop, after each change (a few minutes): lint, the library's unit tests on small
 # hand-written DataFrames (tests/python) and one canonical build of the hand-made lake with its
@@ -45,7 +45,7 @@ test-newest-python: $(DEPS_STAMP)
 # Lint: ruff on Python; sqlfluff (dbt templater, embedded `local` target) on models, macros, analyses.
 lint: $(DEPS_STAMP)
 	$(VENV)/bin/ruff check python tests bench models
-	$(PY) -c 'from pathlib import Path; from sync_logs.dbt_invoke import example_profiles_dir; example_profiles_dir(Path("target").resolve())'
+	$(PY) -c 'from pathlib import Path; from sync_logs_dev.dbt_invoke import example_profiles_dir; example_profiles_dir(Path("target").resolve())'
 	$(VENV)/bin/sqlfluff lint --processes 1 models macros analyses
 
 # Scale benchmark (issues #6, #16): lakes of BENCH_RECORDS records; full and incremental builds and
@@ -54,6 +54,15 @@ lint: $(DEPS_STAMP)
 BENCH_RECORDS ?= 1000000 3000000 10000000
 bench: $(DEPS_STAMP)
 	$(PY) bench/scale.py --records $(BENCH_RECORDS)
+
+# The wheel users install, into $(DIST): its version is dbt_project.yml's. On Databricks, the
+# canonical models get the library from this wheel on a Volume (docs/databricks.md). build/ goes
+# first: setuptools would put the files an older build left there into the wheel.
+DIST ?= dist
+dist:
+	test -x $(PY) || $(PYTHON_BIN) -m venv $(VENV)
+	rm -rf build $(DIST)/sync_logs-*.whl
+	$(PY) -m pip wheel --quiet --no-deps . -w $(DIST)
 
 clean:
 	rm -rf target logs dbt_packages

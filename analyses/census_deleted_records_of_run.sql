@@ -5,10 +5,10 @@
 -- Set var `sync_logs_example_sync_run_id` to your run; by default, the latest run (by start
 -- time) that deleted anything.
 -- Reads this package's canonical tables: enabled where the package builds them.
-{{ config(enabled=target.type in ['sparksession', 'spark', 'databricks']
-    and var('sync_logs_source', 'package') == 'package') }}
+{{ config(enabled=sync_logs.is_spark_target()
+    and sync_logs.source_mode() == 'package') }}
 
-{%- set sync_run_id = var('sync_logs_example_sync_run_id', none) %}
+{%- set sync_run_id = var('sync_logs_example_sync_run_id') %}
 
 with deletes as (
     select

@@ -7,10 +7,10 @@
 -- Here over the loaded `sync_log`, every run at once, or one run with var
 -- `sync_logs_example_sync_run_id`.
 -- Reads this package's canonical tables: enabled where the package builds them.
-{{ config(enabled=target.type in ['sparksession', 'spark', 'databricks']
-    and var('sync_logs_source', 'package') == 'package') }}
+{{ config(enabled=sync_logs.is_spark_target()
+    and sync_logs.source_mode() == 'package') }}
 
-{%- set sync_run_id = var('sync_logs_example_sync_run_id', none) %}
+{%- set sync_run_id = var('sync_logs_example_sync_run_id') %}
 
 select
     status_message,

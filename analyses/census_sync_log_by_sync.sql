@@ -5,10 +5,10 @@
 --   where log.sync_id = 1234;
 -- Set var `sync_logs_example_sync_id` to your sync; by default, the sync with the highest id.
 -- Reads this package's canonical tables: enabled where the package builds them.
-{{ config(enabled=target.type in ['sparksession', 'spark', 'databricks']
-    and var('sync_logs_source', 'package') == 'package') }}
+{{ config(enabled=sync_logs.is_spark_target()
+    and sync_logs.source_mode() == 'package') }}
 
-{%- set sync_id = var('sync_logs_example_sync_id', none) %}
+{%- set sync_id = var('sync_logs_example_sync_id') %}
 
 select
     sync_log.log_id,

@@ -3,8 +3,8 @@
 -- change once per run of the sync; the join here is on the run. The mart
 -- `sync_logs__audience_events` answers the same question counting only succeeded changes.
 -- Reads this package's canonical tables: enabled where the package builds them.
-{{ config(enabled=target.type in ['sparksession', 'spark', 'databricks']
-    and var('sync_logs_source', 'package') == 'package') }}
+{{ config(enabled=sync_logs.is_spark_target()
+    and sync_logs.source_mode() == 'package') }}
 
 with details as (
     select

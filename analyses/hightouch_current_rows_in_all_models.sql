@@ -4,8 +4,8 @@
 -- select says the same on every warehouse. The mart `sync_logs__current_members` adds when
 -- each row entered.
 -- Reads this package's canonical tables: enabled where the package builds them.
-{{ config(enabled=target.type in ['sparksession', 'spark', 'databricks']
-    and var('sync_logs_source', 'package') == 'package') }}
+{{ config(enabled=sync_logs.is_spark_target()
+    and sync_logs.source_mode() == 'package') }}
 
 with model_names as (
     select distinct

@@ -4,8 +4,8 @@
 -- The column is `failed_reason` in Hightouch's own schema (and here). The mart
 -- `sync_logs__errors` answers the same question over every attempt, with categories.
 -- Reads this package's canonical tables: enabled where the package builds them.
-{{ config(enabled=target.type in ['sparksession', 'spark', 'databricks']
-    and var('sync_logs_source', 'package') == 'package') }}
+{{ config(enabled=sync_logs.is_spark_target()
+    and sync_logs.source_mode() == 'package') }}
 
 select
     failed_reason,

@@ -1,12 +1,12 @@
 -- A sample of the records of one run that the destination rejected (status `failed`) or
 -- that were never sent because their identifier was null or duplicated (status `invalid`),
 -- with their payloads: to hand to the team that owns the source data, as CSV
--- (`sync-logs export-csv`, see the README). One run: var `sync_logs_export_sync_run_id`,
+-- (`sync-logs export-csv`, see docs/monitoring.md). One run: var `sync_logs_export_sync_run_id`,
 -- by default the latest run (by start time, then run id) that has such records; at most
 -- var `sync_logs_export_limit` records (default 1000), ordered by status, failure reason,
 -- identifier (nulls last) and log id. Reads the staged changelog: works in every source mode.
-{%- set sync_run_id = var('sync_logs_export_sync_run_id', none) %}
-{%- set limit = var('sync_logs_export_limit', 1000) %}
+{%- set sync_run_id = var('sync_logs_export_sync_run_id') %}
+{%- set limit = var('sync_logs_export_limit') %}
 {%- if not modules.re.fullmatch('[0-9]+', limit | string) or limit | int < 1 %}
     {{ exceptions.raise_compiler_error(
         "var sync_logs_export_limit must be a whole number of at least 1, got '" ~ limit ~ "'") }}

@@ -3,7 +3,7 @@
     PYTHONPATH=python .venv/bin/python bench/build_profile.py --records 100000
 
 The lake: `--lake DIR` as it is, or `--records N`: a demo lake of N records made under
-`--work` by sync_logs.generator.generate_lake (20 syncs of 30 runs, seed 7, as bench/scale.py).
+`--work` by sync_logs_dev.generator.generate_lake (20 syncs of 30 runs, seed 7, as bench/scale.py).
 
 Runs `dbt run --select path:models/canonical` `--builds` times over the same lake, in one
 process and one embedded SparkSession (the `local` target's settings) with Spark's event log
@@ -113,10 +113,10 @@ def main() -> int:
         "--conf spark.eventLog.compress=false --conf spark.eventLog.rolling.enabled=false "
         "pyspark-shell"
     )
-    from sync_logs.dbt_invoke import run_dbt
-    from sync_logs.generator import generate_lake
     from sync_logs.spark import local_session
-    from sync_logs.spark_evidence import EventLog
+    from sync_logs_dev.dbt_invoke import run_dbt
+    from sync_logs_dev.generator import generate_lake
+    from sync_logs_dev.spark_evidence import EventLog
 
     label = str(args.lake)
     if args.lake is None:
@@ -130,7 +130,7 @@ def main() -> int:
     for number in range(args.builds):
         run_dbt(["run", "--select", "path:models/canonical"], project_dir=PROJECT_DIR,
                 target_dir=args.work / f"build_{number + 1}",
-                dbt_vars={"raw_root": str(args.lake.resolve())},
+                dbt_vars={"sync_logs_raw_root": str(args.lake.resolve())},
                 env={"SYNC_LOGS_SCHEMA": "build_profile"})
     session.stop()
     (event_log,) = EventLog.in_folder(events)

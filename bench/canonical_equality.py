@@ -18,7 +18,7 @@ base under `--work` (removed at the end) and, for every lake and step:
      duplicates counted), the columns that hold the build's clock left out (BUILD_CLOCK).
 
 Lakes: `--handmade` (one hand-made lake, see handmade_lake()), `--records N` (a demo lake of
-N records by sync_logs.generator.generate_lake: 20 syncs of 30 runs, seed 7, as
+N records by sync_logs_dev.generator.generate_lake: 20 syncs of 30 runs, seed 7, as
 bench/scale.py), `--lake DIR` (an existing lake folder, used as it is; no incremental step
 unless --increment-into-existing). Each lake has an incremental step: after the first build
 new runs land (and, on the hand-made lake, runs change) and both sides build again
@@ -231,7 +231,7 @@ def handmade_increment(lake: Path) -> dict:
 
 
 def generated_lake(lake: Path, records: int, seed: int, syncs: int, runs_per_sync: int) -> dict:
-    from sync_logs.generator import generate_lake
+    from sync_logs_dev.generator import generate_lake
 
     summary = generate_lake(lake, syncs=syncs, runs_per_sync=runs_per_sync, records=records,
                             seed=seed, overwrite=True)
@@ -279,7 +279,7 @@ def late_run(lake: Path) -> dict:
 
 def generated_increment(lake: Path, increment: int, lake_records: int, seed: int, syncs: int,
                         runs_per_sync: int) -> dict:
-    from sync_logs.generator_increment import append_run
+    from sync_logs_dev.generator_increment import append_run
 
     new = append_run(lake, increment, syncs=syncs, runs_per_sync=runs_per_sync,
                      lake_records=lake_records, seed=seed)
@@ -305,13 +305,14 @@ def remove_base_worktree(folder: Path) -> None:
 
 
 def build(side: str, project: Path, lake: Path, work: Path, step: str, timeout: float) -> dict:
-    from sync_logs.dbt_subprocess import run_dbt_subprocess
+    from sync_logs_dev.dbt_subprocess import run_dbt_subprocess
 
     env = {"SYNC_LOGS_WAREHOUSE_DIR": str(work / side / "warehouse"),
            "SYNC_LOGS_SCHEMA": f"eq_{side}"}
     run = run_dbt_subprocess(
         ["run", "--select", "path:models/canonical"], target="local",
-        work_dir=work / side / step, project_dir=project, dbt_vars={"raw_root": str(lake)},
+        work_dir=work / side / step, project_dir=project,
+        dbt_vars={"sync_logs_raw_root": str(lake)},
         env=env, check=False, timeout=timeout)
     log(f"  {side}: dbt run exited {run.returncode} in {run.seconds:.0f}s")
     return {"returncode": run.returncode, "seconds": round(run.seconds, 1),

@@ -22,9 +22,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from sync_logs.dbt_subprocess import run_dbt_subprocess
-from sync_logs.generator import generate_lake
-from sync_logs.services import SparkCluster, free_port
+from sync_logs_dev.dbt_subprocess import run_dbt_subprocess
+from sync_logs_dev.generator import generate_lake
+from sync_logs_dev.services import SparkCluster, free_port
 
 PROJECT_DIR = Path(__file__).resolve().parents[1]  # the checkout this benchmark belongs to
 RESULTS = PROJECT_DIR / "bench" / "results" / "cluster_vs_local.json"
@@ -60,7 +60,7 @@ def time_target(target: str, lake: Path, parking: Path, moved: list[str], work: 
                 env: dict[str, str], project_dir: Path) -> dict:
     """Initial run over the held-back lake, then the incremental run after the runs land."""
     env = {**env, "SYNC_LOGS_WAREHOUSE_DIR": str(work / "warehouse"), "SYNC_LOGS_SCHEMA": SCHEMA}
-    dbt_vars = {"raw_root": lake.as_uri()}
+    dbt_vars = {"sync_logs_raw_root": lake.as_uri()}
     phases = {}
     # The package's seed (error categories) is loaded first, untimed: `dbt run` needs it.
     run_dbt_subprocess(["seed"], target=target, work_dir=work / "seed",

@@ -5,7 +5,7 @@ plain PySpark job without dbt.
     .venv/bin/python bench/scale.py --records 1000000 3000000 10000000     # or: make bench
 
 For each N, in a fresh work folder (lake, warehouse, logs; removed afterwards unless --keep):
-  1. generate    `sync-logs generate` (--syncs 20 --runs-per-sync 30, no bad inputs): N records
+  1. generate    `sync-logs-dev generate` (--syncs 20 --runs-per-sync 30, no bad inputs): N records
   2. (untimed)   `dbt seed` (the marts need the error categories seed); its partial parse file
                  starts every later dbt step, as a project's target/ keeps it between runs
   3. full build  `dbt run --select tag:sync_logs_canonical` over the N records
@@ -16,7 +16,7 @@ For each N, in a fresh work folder (lake, warehouse, logs; removed afterwards un
   5. marts       `dbt run --select tag:sync_logs_staging tag:sync_logs_intermediate
                  tag:sync_logs_marts`: the first build of the marts, over the N records
   6. one new run of exactly --increment records lands in the busiest sync, as its newest run
-     (sync_logs.generator_increment.append_run)
+     (sync_logs_dev.generator_increment.append_run)
   7. incremental `dbt run --select tag:sync_logs_canonical` again; the references recompute the
                  whole lake (what a user without the package does); compared again
      incremental marts  the marts again: they rewrite the one sync the new run changed
@@ -52,8 +52,8 @@ from pathlib import Path
 
 import psutil
 
-from sync_logs.dbt_subprocess import DBT, run_dbt_subprocess
-from sync_logs.generator_increment import append_run
+from sync_logs_dev.dbt_subprocess import DBT, run_dbt_subprocess
+from sync_logs_dev.generator_increment import append_run
 
 BENCH_DIR = Path(__file__).resolve().parent
 PROJECT_DIR = BENCH_DIR.parent  # the checkout this benchmark belongs to
@@ -328,7 +328,7 @@ def bench_size(records: int, args: argparse.Namespace, settings: dict | None) ->
     work.mkdir(parents=True)
     lake = work / "lake"
     env = {"SYNC_LOGS_WAREHOUSE_DIR": str(work / "warehouse"), "SYNC_LOGS_SCHEMA": SCHEMA}
-    dbt_vars = {"raw_root": str(lake)}
+    dbt_vars = {"sync_logs_raw_root": str(lake)}
     shape = {"syncs": args.syncs, "runs_per_sync": args.runs_per_sync, "seed": args.seed}
     result: dict = {
         "records": records,
@@ -405,7 +405,7 @@ def bench_size(records: int, args: argparse.Namespace, settings: dict | None) ->
             print(f"  check {name} {table}: {entry['ours_rows']:,} rows, {state}", flush=True)
 
     measured, output = measure("generate", records, lambda: run_checked(
-        [str(Path(sys.executable).with_name("sync-logs")), "generate", "--out", str(lake),
+        [str(Path(sys.executable).with_name("sync-logs-dev")), "generate", "--out", str(lake),
          "--syncs", str(args.syncs), "--runs-per-sync", str(args.runs_per_sync),
          "--records", str(records), "--seed", str(args.seed), "--no-progress", "--json"],
         work / "logs" / "generate.out", args.timeout))

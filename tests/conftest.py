@@ -5,17 +5,18 @@ with its own SparkSession and warehouse folder, and runs whole test modules, so 
 build runs once. The modules that use the consumer project's session-scoped build go to one
 worker together, which builds it once.
 Builds of the same project, vars and target start from one saved dbt parse
-(`sync_logs.dbt_parse_cache`), shared by the workers.
+(`sync_logs_dev.dbt_parse_cache`), shared by the workers.
 """
 
 import os
+import re
 from collections import defaultdict
 from pathlib import Path
 
 import pytest
 
-from sync_logs.dbt_parse_cache import CACHE_ENV
 from sync_logs.spark import local_session
+from sync_logs_dev.dbt_parse_cache import CACHE_ENV
 
 # The modules that use the consumer project's session-scoped build (tests/consumer/conftest.py).
 CONSUMER_BUILD_MODULES = frozenset(
@@ -38,6 +39,7 @@ UNIT_SECONDS = {
     "tests/dbt/test_upgrade.py": 95,
     "tests/dbt/test_marts_incremental.py": 180,
     "tests/dbt/test_canonical_failed_build.py": 95,
+    "tests/dbt/test_raw_root_rename.py": 60,
     "consumer_build": 80,
     "tests/dbt/test_marts_package_mode.py": 75,
     "tests/dbt/test_record_lookup.py": 70,
@@ -45,6 +47,28 @@ UNIT_SECONDS = {
     "tests/python/test_run_manifest_inventory.py": 65,
     "tests/report/test_report.py": 55,
 }
+
+
+# Folders of the repository's own test and bench modules; pytest imports them under their bare
+# file names (`marts_harness`, `test_retention`), so the error filter names each one.
+OWN_MODULE_FOLDERS = ("tests", "bench")
+NOT_OURS = {"dbt_packages", "target", "logs"}
+
+
+def own_module_names(checkout: Path) -> set[str]:
+    names = set()
+    for folder in OWN_MODULE_FOLDERS:
+        for _parent, subfolders, files in os.walk(checkout / folder):
+            subfolders[:] = [s for s in subfolders if s not in NOT_OURS and not s.startswith(".")]
+            names.update(name.removesuffix(".py") for name in files if name.endswith(".py"))
+    return names
+
+
+def pytest_configure(config) -> None:
+    """A warning raised from a test or bench module fails the run, as one from the library
+    does (pyproject.toml's filterwarnings)."""
+    names = "|".join(sorted(map(re.escape, own_module_names(Path(__file__).parent.parent))))
+    config.addinivalue_line("filterwarnings", f"error:::({names})\\Z")
 
 
 @pytest.hookimpl(optionalhook=True)  # xdist's hook: absent where xdist is not installed

@@ -1,10 +1,10 @@
-{{ config(enabled=var('sync_logs_vendor_examples', false)
-    and target.type in ['sparksession', 'spark', 'databricks']
-    and var('sync_logs_source', 'package') == 'package') }}
+{{ config(enabled=var('sync_logs_vendor_examples')
+    and sync_logs.is_spark_target()
+    and sync_logs.source_mode() == 'package') }}
 {#- Census, Warehouse Writeback, "Example SQL Queries": records deleted on run 5678. The
     vendor's text verbatim, its constants included; only the relation names
     (`CENSUS.CENSUS.SYNC_LOG`, `CENSUS.CENSUS.SOURCE_OBJECTS`) are replaced by the package's
-    relations (README, "Vendor queries"). Off unless var `sync_logs_vendor_examples` is true;
+    relations (docs/operations.md, "Vendor queries"). Off unless var `sync_logs_vendor_examples` is true;
     the analyses one folder up answer the same question adapted for use. -#}
 SELECT * 
 FROM {{ ref('sync_logs', 'sync_log') }} log 

@@ -1,9 +1,9 @@
-{{ config(enabled=var('sync_logs_vendor_examples', false)
-    and target.type in ['sparksession', 'spark', 'databricks']
-    and var('sync_logs_source', 'package') == 'package') }}
+{{ config(enabled=var('sync_logs_vendor_examples')
+    and sync_logs.is_spark_target()
+    and sync_logs.source_mode() == 'package') }}
 {#- Hightouch, Warehouse Sync Logs, "Get the current rows in all models". The vendor's text
     verbatim, its constants included; only the relation names (`hightouch_audit.sync_snapshot`,
-    `hightouch_audit.sync_runs`) are replaced by the package's relations (README, "Vendor
+    `hightouch_audit.sync_runs`) are replaced by the package's relations (docs/operations.md, "Vendor
     queries"). Off unless var `sync_logs_vendor_examples` is true; the analyses one folder up
     answer the same question adapted for use. -#}
 with model_names as (

@@ -1,10 +1,10 @@
-{{ config(enabled=var('sync_logs_vendor_examples', false)
-    and target.type in ['sparksession', 'spark', 'databricks']
-    and var('sync_logs_source', 'package') == 'package') }}
+{{ config(enabled=var('sync_logs_vendor_examples')
+    and sync_logs.is_spark_target()
+    and sync_logs.source_mode() == 'package') }}
 {#- Hightouch, Warehouse Sync Logs, "Track when users entered and exited a model". The vendor's
     text verbatim, its constants included; only the relation names
     (`hightouch_audit.sync_changelog`, `hightouch_audit.sync_runs`) are replaced by the
-    package's relations (README, "Vendor queries"). Off unless var `sync_logs_vendor_examples`
+    package's relations (docs/operations.md, "Vendor queries"). Off unless var `sync_logs_vendor_examples`
     is true; the analyses one folder up answer the same question adapted for use. -#}
 with details as (
   select

@@ -11,8 +11,8 @@
     {%- endif -%}
     {%- set lease = sync_logs.build_lease_relation() -%}
     {%- set lease_id = lease_id or invocation_id -%}
-    {%- set wait_seconds = var('sync_logs_lock_wait_seconds', 300) | float -%}
-    {%- set lease_seconds = var('sync_logs_build_lease_seconds', 21600) | int -%}
+    {%- set wait_seconds = var('sync_logs_lock_wait_seconds') | float -%}
+    {%- set lease_seconds = var('sync_logs_build_lease_seconds') | int -%}
     {%- set holder = "host " ~ env_var('HOSTNAME', 'unknown') ~ ", started at "
         ~ run_started_at.strftime('%Y-%m-%d %H:%M:%S') ~ " UTC, dbt invocation " ~ lease_id -%}
     {% do sync_logs.build_lease_create(lease) %}

@@ -3,9 +3,9 @@
     Databricks). The embedded warehouse (`sparksession`) has its lock file instead. Only the
     commands that write take it. -#}
 {% macro uses_build_lease() %}
-    {%- set wanted = var('sync_logs_build_lease', none) -%}
+    {%- set wanted = var('sync_logs_build_lease') -%}
     {%- if wanted is none -%}
-        {%- set wanted = target.type in ['spark', 'databricks'] -%}
+        {%- set wanted = sync_logs.is_spark_target() and target.type != 'sparksession' -%}
     {%- endif -%}
     {{ return(wanted and flags.WHICH in ['run', 'build', 'seed', 'snapshot', 'run-operation']) }}
 {% endmacro %}

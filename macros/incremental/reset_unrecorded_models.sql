@@ -25,7 +25,7 @@
             {%- do dropped.append(relation) -%}
         {%- endif -%}
     {%- endfor -%}
-    {%- if dropped and target.type not in ['sparksession', 'spark', 'databricks'] -%}
+    {%- if dropped and not sync_logs.is_spark_target() -%}
         {%- do adapter.commit() -%}
     {%- endif -%}
     {{ return('') }}

@@ -6,7 +6,9 @@
     Patterns come from the seed `sync_logs_error_categories` plus var
     `sync_logs_extra_error_categories`; a message takes the category, and separately the
     class, of the matching pattern with the lowest priority number (ties: category or
-    class name, then pattern). -#}
+    class name, then pattern). The var keeps its inline default: a model of the installing
+    project may call this macro, and dbt resolves var() there in that project, which does not
+    see the package's declaration. -#}
 {% macro error_taxonomy(messages) %}
 {%- set string = dbt.type_string() -%}
 with sync_logs_messages as (

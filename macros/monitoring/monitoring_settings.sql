@@ -1,6 +1,8 @@
 {#- The one place that reads the vars of the monitoring marts (`sync_logs__run_anomalies`,
-    `sync_logs__incidents`, the test `sync_logs_fresh`): a dict of setting to value, each
-    with its default. -#}
+    `sync_logs__incidents`, the test `sync_logs_fresh`): a dict of setting to value. The
+    defaults repeat those declared in dbt_project.yml: the installing project may apply the
+    test `sync_logs_fresh` to its own model, and dbt resolves var() in that test's project,
+    which does not see the package's declaration. -#}
 {% macro monitoring_settings() %}
     {%- set settings = {
         'baseline_runs': var('sync_logs_anomaly_baseline_runs', 10) | int,

@@ -1,6 +1,6 @@
 {#- A payload (JSON text) longer than `max_bytes` UTF-8 bytes, as the truncation marker
-    {"_sync_logs_truncated":true,"original_bytes":<size>,"sha256":"<hex>"}, written byte for
-    byte as the Python models write it; shorter payloads unchanged. -#}
+    `truncation_marker_start` "original_bytes":<size>,"sha256":"<hex>"}, written byte for byte
+    as the Python models write it; shorter payloads unchanged. -#}
 {% macro truncate_payload(payload, max_bytes) %}
     {{ return(adapter.dispatch('truncate_payload', 'sync_logs')(payload, max_bytes)) }}
 {% endmacro %}
@@ -15,7 +15,7 @@
 {% macro postgres__truncate_payload(payload, max_bytes) -%}
     case
         when octet_length(convert_to({{ payload }}, 'UTF8')) > {{ max_bytes | int }}
-            then '{"_sync_logs_truncated":true,"original_bytes":'
+            then '{{ sync_logs.truncation_marker_start() }}"original_bytes":'
             || cast(octet_length(convert_to({{ payload }}, 'UTF8')) as text)
             || ',"sha256":"' || encode(sha256(convert_to({{ payload }}, 'UTF8')), 'hex') || '"}'
         else {{ payload }}

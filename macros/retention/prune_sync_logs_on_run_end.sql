@@ -4,10 +4,10 @@
     default). The retention vars are checked when dbt parses the hook, so that a bad one fails
     before the build, not after it. Renders no SQL. -#}
 {% macro prune_sync_logs_on_run_end() %}
-    {%- if var('sync_logs_prune_on_run', false) -%}
+    {%- if var('sync_logs_prune_on_run') -%}
         {%- do sync_logs.retention_settings() -%}
     {%- endif -%}
-    {%- if execute and var('sync_logs_prune_on_run', false) and flags.WHICH in ['run', 'build'] -%}
+    {%- if execute and var('sync_logs_prune_on_run') and flags.WHICH in ['run', 'build'] -%}
         {%- set errored = results | selectattr('status', 'equalto', 'error') | list -%}
         {%- if errored -%}
             {{ log("sync_logs retention: not pruning, " ~ errored | length ~ " nodes errored in this run", info=true) }}

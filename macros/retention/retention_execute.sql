@@ -4,7 +4,7 @@
     {%- call statement(name, auto_begin=True) -%}
         {{ sql }}
     {%- endcall -%}
-    {%- if target.type not in ['spark', 'sparksession', 'databricks'] -%}
+    {%- if not sync_logs.is_spark_target() -%}
         {%- do adapter.commit() -%}
     {%- endif -%}
 {% endmacro %}

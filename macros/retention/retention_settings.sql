@@ -4,15 +4,15 @@
     `as_of` (the argument, else var `sync_logs_retention_as_of`, else none: now). A day count
     that is not a whole number >= 0 raises: cast with `| int`, text would silently become 0. -#}
 {% macro retention_settings(as_of=none) %}
-    {%- set inactive = var('sync_logs_inactive_syncs', []) -%}
+    {%- set inactive = var('sync_logs_inactive_syncs') -%}
     {%- if inactive is string or inactive is number -%}
         {%- set inactive = [inactive] -%}
     {%- endif -%}
     {%- set days = {} -%}
-    {%- for name, default, when_null in [
-            ('sync_logs_retention_days', 7, 'null to keep all history'),
-            ('sync_logs_inactive_after_days', 30, 'null to never treat a sync as inactive by age')] -%}
-        {%- set value = var(name, default) -%}
+    {%- for name, value, when_null in [
+            ('sync_logs_retention_days', var('sync_logs_retention_days'), 'null to keep all history'),
+            ('sync_logs_inactive_after_days', var('sync_logs_inactive_after_days'),
+                'null to never treat a sync as inactive by age')] -%}
         {%- set whole = value is string and value | trim | length > 0 and (value | trim).isdigit() -%}
         {%- set whole = whole or (value is number and value is not sameas true
             and value is not sameas false and value == value | int and value >= 0) -%}
@@ -26,8 +26,8 @@
     {{ return({
         'retention_days': days['sync_logs_retention_days'],
         'inactive_syncs': inactive | map('int') | list,
-        'inactive_syncs_relation': var('sync_logs_inactive_syncs_relation', none),
+        'inactive_syncs_relation': var('sync_logs_inactive_syncs_relation'),
         'inactive_after_days': days['sync_logs_inactive_after_days'],
-        'as_of': as_of if as_of is not none else var('sync_logs_retention_as_of', none),
+        'as_of': as_of if as_of is not none else var('sync_logs_retention_as_of'),
     }) }}
 {% endmacro %}

@@ -1,4 +1,5 @@
 {#- All attempts per sync and day: what the daily error rate divides by. -#}
+{{ config(**sync_logs.sync_scoped_storage()) }}
 
 with attempts as (
     select

@@ -2,6 +2,7 @@
     aggregate every error mart reads instead of the changelog. One row per (sync_id,
     sync_run_id, attempted_on, destination_id, destination, failed_reason, row_key); `row_key`
     is null for the attempts without an identifier. -#}
+{{ config(**sync_logs.sync_scoped_storage()) }}
 
 with errors as (
     select

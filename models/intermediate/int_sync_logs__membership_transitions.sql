@@ -2,6 +2,7 @@
     in run order (run start, then run id; never file or JSON position), those whose state
     (present after an add or change, absent after a remove) differs from the previous
     succeeded state, where "no earlier success" counts as absent. -#}
+{{ config(**sync_logs.sync_scoped_storage()) }}
 
 with succeeded as (
     select

@@ -2,6 +2,7 @@
     run. Invalid attempts (null or duplicated identifiers) are never applied, so they are left
     out; rows without an identifier cannot be followed across runs. Keys and states only: the
     payload stays in the changelog, found by `log_id`. -#}
+{{ config(**sync_logs.sync_scoped_storage()) }}
 
 with valid_attempts as (
     select

@@ -1,7 +1,7 @@
 {{ config(
     materialized='incremental',
     incremental_strategy='append',
-    full_refresh=none if var('sync_logs_allow_history_rebuild', false) else false,
+    full_refresh=none if var('sync_logs_allow_history_rebuild') else false,
 ) }}
 {#- One row per (sync, run, error message) with its attempts and distinct rows: what the
     incidents of kind `new_error_class` are computed from. Append-only history, like the

@@ -10,8 +10,8 @@
     'payload_fields_to_hash': rules['hash'],
     'payload_hash_salt': local_md5(rules['salt']),
     'max_payload_bytes': rules['max_bytes'],
-    'flapping_min_cycles': var('sync_logs_flapping_min_cycles', 2),
-    'flapping_min_changes': var('sync_logs_flapping_min_changes', 3),
+    'flapping_min_cycles': var('sync_logs_flapping_min_cycles'),
+    'flapping_min_changes': var('sync_logs_flapping_min_changes'),
 }) -%}
 {%- set described = ["'" ~ settings | replace("'", "''") ~ "'"] -%}
 {%- for part in [

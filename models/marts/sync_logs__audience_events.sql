@@ -1,6 +1,7 @@
 {#- Audience entry and exit events: when each row entered or left each sync's destination
     audience (its model or segment), in run order. Only succeeded operations move a row in or
     out, and repeated adds or removes of the same state are not events. -#}
+{{ config(**sync_logs.sync_scoped_storage()) }}
 
 with transitions as (
     select

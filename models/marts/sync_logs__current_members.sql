@@ -1,6 +1,7 @@
 {#- Rows currently in each sync's destination (the current audience of every model or
     segment), with the payload and status of their latest attempt. A row whose removal failed
     is still a member; a row whose add never succeeded is not. -#}
+{{ config(**sync_logs.sync_scoped_storage()) }}
 {%- set in_changed_syncs = sync_logs.in_changed_syncs() %}
 
 with open_intervals as (

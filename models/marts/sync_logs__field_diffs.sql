@@ -3,7 +3,7 @@
     run id), including fields that appeared or disappeared. Values compare null-safely, so a
     change to or from null is a change. Removals are not payload versions and are skipped. -#}
 {%- set in_changed_syncs = sync_logs.in_changed_syncs() %}
-{{ config(enabled=var('sync_logs_field_diffs_enabled', true)) }}
+{{ config(enabled=var('sync_logs_field_diffs_enabled'), **sync_logs.sync_scoped_storage()) }}
 
 with planned as (
     select

@@ -2,6 +2,7 @@
     unstable model (a timestamp in the payload, a flickering segment condition). A row is
     listed when it left its destination at least `sync_logs_flapping_min_cycles` times or
     its payload changed in at least `sync_logs_flapping_min_changes` runs. -#}
+{{ config(**sync_logs.sync_scoped_storage()) }}
 {%- set in_changed_syncs = sync_logs.in_changed_syncs() %}
 
 with row_runs as (
@@ -89,5 +90,5 @@ select
 from measured
 left join syncs
     on measured.sync_id = syncs.sync_id
-where measured.num_exits >= {{ var('sync_logs_flapping_min_cycles', 2) }}
-    or measured.num_changes >= {{ var('sync_logs_flapping_min_changes', 3) }}
+where measured.num_exits >= {{ var('sync_logs_flapping_min_cycles') }}
+    or measured.num_changes >= {{ var('sync_logs_flapping_min_changes') }}

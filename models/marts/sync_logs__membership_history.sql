@@ -1,6 +1,7 @@
 {#- Membership as validity intervals: a row belonged to the sync's audience from `valid_from`
     (inclusive) to `valid_to` (exclusive; null while still a member). "Who was in S at T" is
     `valid_from <= T and (valid_to > T or valid_to is null)`: see macro `members_at`. -#}
+{{ config(**sync_logs.sync_scoped_storage()) }}
 
 with events as (
     select

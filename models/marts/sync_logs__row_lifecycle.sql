@@ -1,5 +1,6 @@
 {#- When each row first reached its destination, when it was last updated or removed there,
     and whether it is there now. -#}
+{{ config(**sync_logs.sync_scoped_storage()) }}
 {%- set in_changed_syncs = sync_logs.in_changed_syncs() %}
 
 with row_runs as (

@@ -1,5 +1,6 @@
 {#- Operations and errors per row: how often each row was attempted, how often that
     succeeded or failed, and what happened last. -#}
+{{ config(**sync_logs.sync_scoped_storage()) }}
 
 with attempts as (
     select

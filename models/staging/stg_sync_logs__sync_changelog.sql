@@ -8,7 +8,6 @@
 {#- The payload rules (vars sync_logs_payload_*) apply where a payload is first read: here for
     the SQL sources; in mode `package` the Python models applied them (protect_payload then
     returns the column unchanged). payload_truncated recognises the truncation marker. -#}
-{%- set marker = "'{" ~ '"_sync_logs_truncated":true,' ~ "%'" -%}
 
 {% if mode in ['package', 'tables'] %}
 
@@ -54,7 +53,7 @@ select
     batch_ended_at,
     batch_file,
     logged_at,
-    coalesce(fields like {{ marker }}, false) as payload_truncated
+    {{ sync_logs.payload_truncated('fields') }} as payload_truncated
 from changelog
 
 {% elif mode == 'hightouch' %}
@@ -132,7 +131,7 @@ select
     attempts.run_finished_at as batch_ended_at,
     cast(null as {{ string }}) as batch_file,
     cast(null as {{ timestamp }}) as logged_at,
-    coalesce(attempts.fields like {{ marker }}, false) as payload_truncated
+    {{ sync_logs.payload_truncated('attempts.fields') }} as payload_truncated
 from attempts
 left join sync_logs_previous_success as previous
     on attempts.sync_id = previous.sync_id
@@ -153,7 +152,7 @@ with sync_log as (
         cast(status_message as {{ string }}) as status_message,
         cast(batch_started_at as {{ timestamp }}) as batch_started_at,
         cast(batch_completed_at as {{ timestamp }}) as batch_ended_at,
-        cast({{ var('sync_logs_census_logged_at_column', '_census_logged_at') }} as {{ timestamp }}) as logged_at
+        cast({{ var('sync_logs_census_logged_at_column') }} as {{ timestamp }}) as logged_at
     from {{ source('sync_logs_census', 'sync_log') }}
 ),
 
@@ -232,7 +231,7 @@ select
     batch_ended_at,
     cast(null as {{ string }}) as batch_file,
     logged_at,
-    coalesce(fields like {{ marker }}, false) as payload_truncated
+    {{ sync_logs.payload_truncated('fields') }} as payload_truncated
 from typed
 
 {% endif %}

@@ -95,19 +95,7 @@ run_counts as (
         sync_run_id,
         min(batch_started_at) as started_at,
         case when count(batch_ended_at) = count(*) then max(batch_ended_at) end as finished_at,
-        count(case when op_type = 'added' and status <> 'invalid' then 1 end) as num_planned_add,
-        count(case when op_type = 'changed' and status <> 'invalid' then 1 end) as num_planned_change,
-        count(case when op_type = 'removed' and status <> 'invalid' then 1 end) as num_planned_remove,
-        count(case when op_type = 'added' and status in ('succeeded', 'failed') then 1 end) as num_attempted_add,
-        count(case when op_type = 'changed' and status in ('succeeded', 'failed') then 1 end) as num_attempted_change,
-        count(case when op_type = 'removed' and status in ('succeeded', 'failed') then 1 end) as num_attempted_remove,
-        count(case when op_type = 'added' and status = 'succeeded' then 1 end) as num_succeeded_add,
-        count(case when op_type = 'changed' and status = 'succeeded' then 1 end) as num_succeeded_change,
-        count(case when op_type = 'removed' and status = 'succeeded' then 1 end) as num_succeeded_remove,
-        count(case when op_type = 'added' and status = 'failed' then 1 end) as num_failed_add,
-        count(case when op_type = 'changed' and status = 'failed' then 1 end) as num_failed_change,
-        count(case when op_type = 'removed' and status = 'failed' then 1 end) as num_failed_remove,
-        count(case when status = 'invalid' then 1 end) as num_invalid,
+        {{ sync_logs.run_counters() }},
         count(*) as num_records
     from {{ ref('stg_sync_logs__sync_changelog') }}
     group by sync_id, sync_run_id

@@ -1,6 +1,7 @@
 {#- Latest state of every row per sync, with the canonical `sync_snapshot` columns in every
     mode. Hightouch's snapshot lacks the run id and timestamps, Census has no snapshot: both
-    are derived from the staged changelog. op_type by the macro `snapshot_op_type`. -#}
+    are derived from the staged changelog. op_type by the macro `snapshot_op_type`, times by
+    `snapshot_row_times`. -#}
 {%- set mode = sync_logs.source_mode() -%}
 {%- set string = dbt.type_string() -%}
 {%- set bigint = dbt.type_bigint() -%}
@@ -36,6 +37,7 @@ with changelog as (
         changelog.fields,
         changelog.split_group,
         changelog.batch_started_at,
+        changelog.batch_ended_at,
         runs.started_at as run_started_at
     from {{ ref('stg_sync_logs__sync_changelog') }} as changelog
     inner join {{ ref('stg_sync_logs__sync_runs') }} as runs
@@ -48,19 +50,12 @@ latest_attempt as (
     {{ sync_logs.first_per_partition(
         'changelog',
         'sync_id, row_id',
-        'run_started_at desc, sync_run_id desc, batch_started_at desc, log_id desc',
+        sync_logs.snapshot_newest_first(),
         ['sync_id', 'sync_run_id', 'op_type', 'row_id', 'status', 'failed_reason', 'fields', 'split_group']) }}
 ),
 
 row_times as (
-    select
-        sync_id,
-        row_id,
-        max(batch_started_at) as last_attempted_at,
-        max(case when status = 'succeeded' then batch_started_at end) as last_succeeded_at,
-        min(case when status = 'succeeded' and op_type = 'added' then batch_started_at end) as first_added_at
-    from changelog
-    group by sync_id, row_id
+    {{ sync_logs.snapshot_row_times('changelog') }}
 ),
 
 latest_run as (

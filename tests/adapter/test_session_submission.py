@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from sync_logs.dbt_invoke import run_dbt
+from sync_logs_dev.dbt_invoke import run_dbt
 
 SCHEMA = "adapter_smoke"
 

@@ -13,7 +13,7 @@ import duckdb
 import pytest
 from reference_case import ReferenceRules, write_reference_lake
 
-from sync_logs.generator import generate_lake
+from sync_logs_dev.generator import generate_lake
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 

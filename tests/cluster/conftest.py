@@ -8,7 +8,7 @@ import signal
 
 import pytest
 
-from sync_logs.services import ServiceError, SparkCluster, ThriftServer
+from sync_logs_dev.services import ServiceError, SparkCluster, ThriftServer
 
 
 def pytest_configure(config):

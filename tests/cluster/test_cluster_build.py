@@ -16,11 +16,11 @@ from pathlib import Path
 import pyarrow.dataset as ds
 import pytest
 
-from sync_logs.dbt_invoke import run_dbt
-from sync_logs.dbt_subprocess import run_dbt_subprocess
-from sync_logs.generator import generate_lake
-from sync_logs.services import free_port, get_json
-from sync_logs.spark_evidence import DriverPoller, EventLog, worker_executors
+from sync_logs_dev.dbt_invoke import run_dbt
+from sync_logs_dev.dbt_subprocess import run_dbt_subprocess
+from sync_logs_dev.generator import generate_lake
+from sync_logs_dev.services import free_port, get_json
+from sync_logs_dev.spark_evidence import DriverPoller, EventLog, worker_executors
 
 SCHEMA = "cluster_build"
 LOCAL_SCHEMA = "cluster_build_local_reference"
@@ -41,7 +41,7 @@ def local_reference_build(lake: Path, work: Path) -> None:
     """The canonical models on the embedded `local` target, the lake given as a plain path:
     in this process, on the worker's SparkSession (already started and warm)."""
     run_dbt(["run", "--select", "tag:sync_logs_canonical"], target_dir=work,
-            dbt_vars={"raw_root": str(lake)}, env={"SYNC_LOGS_SCHEMA": LOCAL_SCHEMA})
+            dbt_vars={"sync_logs_raw_root": str(lake)}, env={"SYNC_LOGS_SCHEMA": LOCAL_SCHEMA})
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +66,7 @@ def cluster_build(spark_cluster, lake, spark, warehouse, tmp_path_factory):
                 # the unit tests run in tests/dbt/test_marts_engines, on Spark too
                 ["build", "--exclude", "resource_type:unit_test"],
                 target="cluster", work_dir=work,
-                dbt_vars={"raw_root": lake.as_uri()}, env=env, check=False,
+                dbt_vars={"sync_logs_raw_root": lake.as_uri()}, env=env, check=False,
             )
         local.exception()  # wait; the failure, if any, is raised by `local_build`
     return {"result": result, "work": work, "events": events, "poller": poller,

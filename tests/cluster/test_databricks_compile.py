@@ -3,14 +3,17 @@
 - `dbt parse` with dbt-databricks: every model (Python and SQL) is enabled, Delta, and the
   Python models use a Databricks submission method.
 - `dbt compile` of every node (models and data tests), offline, through
-  sync_logs.databricks_offline: dbt-databricks' own compilation, with the single catalog
+  sync_logs_dev.databricks_offline: dbt-databricks' own compilation, with the single catalog
   lookup a Python model's compiled code needs (`is_incremental()`, `this`) answered from a
   fixed picture of the schema: empty (a first run) and holding every model (an incremental
   run). Nothing else is stubbed: any other query would fail for want of a connection.
 - The compiled SQL parses with Spark's SQL parser (Databricks SQL is Spark SQL); the compiled
   Python parses as Python and carries Databricks' relation names.
-- The Python models import only the library `sync_logs.canonical`, and each names it: the job
-  dbt-databricks submits installs `sync-logs==<version>` on the cluster.
+- The Python models import only the library `sync_logs.canonical`, and each checks it is the
+  package's version. By default the job dbt-databricks would submit installs nothing from a
+  package index; a project's `additional_libs` (the wheel on a Volume) or `packages` with
+  `index_url` (a private index) reach the job as given (docs/databricks.md). `make dist` builds
+  that wheel, of dbt_project.yml's version.
 - The models and the library use only functions and DataFrame methods that exist in Spark 3.5
   (Databricks Runtime 14.3 LTS and later) and in Spark Connect (serverless and shared
   clusters); the library imports nothing outside PySpark, PyArrow and the standard library,
@@ -25,19 +28,21 @@ import os
 import re
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pyspark
 import pytest
+import yaml
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 import sync_logs.canonical
-from sync_logs import __version__
-from sync_logs.dbt_subprocess import DbtFailed, run_dbt_subprocess
+from sync_logs_dev.dbt_subprocess import DbtFailed, run_dbt_subprocess
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]  # the checkout
 CANONICAL = PROJECT_DIR / "models" / "canonical"
+VERSION = yaml.safe_load((PROJECT_DIR / "dbt_project.yml").read_text())["version"]
 LIBRARY = Path(sync_logs.canonical.__file__).parent
 OLDEST_SPARK = (3, 5, 0)  # Databricks Runtime 14.3 LTS
 # Not available where Databricks runs Python through Spark Connect (serverless, shared access).
@@ -59,7 +64,7 @@ def dbt_databricks(args: list[str], work: Path, catalog: str | None = None):
     (work / "profiles" / "profiles.yml").write_text(
         (PROJECT_DIR / "profiles.example.yml").read_text())
     command = [
-        sys.executable, "-m", "sync_logs.databricks_offline", "--catalog", catalog,
+        sys.executable, "-m", "sync_logs_dev.databricks_offline", "--catalog", catalog,
         "--manifest", str(work / "dbt" / "manifest.json"), "--",
         *args, "--target", "databricks", "--project-dir", str(PROJECT_DIR),
         "--profiles-dir", str(work / "profiles"), "--target-path", str(work / f"dbt-{catalog}"),
@@ -185,9 +190,11 @@ def python_model_sources() -> dict[str, ast.Module]:
 
 
 def library_sources() -> dict[str, ast.Module]:
+    # the library, and the package __init__ it imports (the version)
+    files = [*LIBRARY.glob("*.py"), LIBRARY.parent / "__init__.py"]
     return {
-        f"sync_logs/canonical/{p.name}": ast.parse(p.read_text(), filename=str(p))
-        for p in LIBRARY.glob("*.py")
+        str(p.relative_to(LIBRARY.parent.parent)): ast.parse(p.read_text(), filename=str(p))
+        for p in files
     }
 
 
@@ -220,19 +227,85 @@ def test_library_imports_nothing_databricks_lacks():
             assert module.split(".")[0] in allowed, f"{name} imports {module}"
 
 
-def test_compiled_jobs_install_the_library(compiled):
-    """dbt-databricks' own job compiler puts `sync-logs==<version>` in every model's job."""
+def job_libraries(node: dict) -> dict:
+    """The `libraries` of the job dbt-databricks submits for a Python model, built by its own
+    job compiler from the model's config."""
     from dbt.adapters.databricks.python_models.python_config import ParsedPythonModel
     from dbt.adapters.databricks.python_models.python_submissions import get_library_config
 
+    config = ParsedPythonModel(**node).config
+    return get_library_config(config.packages, config.index_url, config.additional_libs)
+
+
+def test_compiled_jobs_install_nothing_from_an_index_by_default(compiled):
     nodes = compiled_nodes(compiled["empty"]).values()
     python = [n for n in nodes if n.get("language") == "python"]
     assert python
     for node in python:
-        config = ParsedPythonModel(**node).config
-        libraries = get_library_config(config.packages, config.index_url, config.additional_libs)
-        assert libraries == {"libraries": [{"pypi": {"package": f"sync-logs=={__version__}"}}]}
+        assert job_libraries(node) == {"libraries": []}, node["name"]
+        assert node["config"]["sync_logs_library"] == VERSION, node["name"]
         assert "require_library(" in node["compiled_code"], node["name"]
+        assert f"'sync_logs_library': '{VERSION}'" in node["compiled_code"], node["name"]
+
+
+WHEEL = f"/Volumes/main/tools/libraries/sync_logs-{VERSION}-py3-none-any.whl"
+PRIVATE_INDEX = "https://pypi.example.internal/simple"
+# A user's project, configured as docs/databricks.md shows: the wheel on a Volume for every
+# canonical model, a private index for one of them.
+USER_PROJECT = f"""
+name: databricks_user
+version: "1.0.0"
+config-version: 2
+profile: sync_logs
+models:
+  sync_logs:
+    canonical:
+      +additional_libs:
+        - whl: "{WHEEL}"
+      sync_runs:
+        +additional_libs: []
+        +packages: ["sync-logs=={VERSION}"]
+        +index_url: "{PRIVATE_INDEX}"
+"""
+
+
+def test_a_projects_libraries_reach_the_jobs(tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "dbt_project.yml").write_text(USER_PROJECT)
+    (project / "packages.yml").write_text(f"packages:\n  - local: {PROJECT_DIR}\n")
+    for command in (["deps"], ["parse"]):
+        try:
+            run_dbt_subprocess(command, target="databricks", work_dir=tmp_path / "work",
+                               project_dir=project)
+        except DbtFailed as error:
+            pytest.fail(str(error), pytrace=False)
+    manifest = json.loads((tmp_path / "work" / "dbt" / "manifest.json").read_text())
+    python = {n["name"]: n for n in manifest["nodes"].values()
+              if n["resource_type"] == "model" and n["language"] == "python"}
+    assert set(python) == {p.stem for p in CANONICAL.glob("*.py")}
+    for name, node in python.items():
+        expected = (
+            [{"pypi": {"package": f"sync-logs=={VERSION}", "repo": PRIVATE_INDEX}}]
+            if name == "sync_runs"
+            else [{"whl": WHEEL}]
+        )
+        assert job_libraries(node) == {"libraries": expected}, name
+
+
+def test_make_dist_builds_the_wheel_of_the_package_version(tmp_path):
+    done = subprocess.run(
+        ["make", "dist", f"DIST={tmp_path}"],
+        cwd=PROJECT_DIR, capture_output=True, text=True, timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    (wheel,) = tmp_path.glob("*.whl")
+    assert wheel.name == f"sync_logs-{VERSION}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel) as archive:
+        metadata = archive.read(f"sync_logs-{VERSION}.dist-info/METADATA").decode()
+        names = archive.namelist()
+    assert f"\nVersion: {VERSION}\n" in metadata
+    assert "sync_logs/canonical/__init__.py" in names
 
 
 def test_python_models_use_spark_35_and_spark_connect_apis():

@@ -13,7 +13,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from sync_logs.dbt_subprocess import DbtFailed, run_dbt_subprocess
+from sync_logs_dev.dbt_subprocess import DbtFailed, run_dbt_subprocess
 
 PROJECT_DIR = Path(__file__).resolve().parents[2]  # the checkout
 INTEGRATION_PROJECT = PROJECT_DIR / "tests" / "dbt" / "project"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from consumer_harness import CONSUMER, ConsumerBuild, install_package
 
-from sync_logs.generator import GenerateSummary, generate_lake
+from sync_logs_dev.generator import GenerateSummary, generate_lake
 
 
 @pytest.fixture(scope="session")

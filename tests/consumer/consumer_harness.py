@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import dbt_deps
-from sync_logs.dbt_invoke import run_dbt
-from sync_logs.generator import GenerateSummary
+from sync_logs_dev.dbt_invoke import run_dbt
+from sync_logs_dev.generator import GenerateSummary
 
 CONSUMER = Path(__file__).resolve().parents[1] / "consumer_project"
 REPO = Path(__file__).resolve().parents[2]
@@ -50,7 +50,7 @@ class ConsumerBuild:
             list(args),
             project_dir=CONSUMER,
             target_dir=self.work,
-            dbt_vars={"raw_root": str(self.lake.out_dir), **kwargs.pop("dbt_vars", {})},
+            dbt_vars={"sync_logs_raw_root": str(self.lake.out_dir), **kwargs.pop("dbt_vars", {})},
             env={"SYNC_LOGS_SCHEMA": SCHEMA},
             **kwargs,
         )

@@ -1,14 +1,18 @@
 """Everything the package ships is described: models, seeds and their columns (compared with
 the columns of the relations the consumer build made, from catalog.json), macros and their
-arguments, the shared docs blocks, and every var the package reads."""
+arguments, the shared docs blocks, and every var the package reads (declared in dbt_project.yml
+with its default, described in docs/configuration.md)."""
 
 import re
 from pathlib import Path
 
+import yaml
+
 REPO = Path(__file__).resolve().parents[2]
 DISPATCH_IMPLEMENTATION = re.compile(r"^[a-z0-9]+__")
-VAR_CALL = re.compile(r"""var\(\s*['"]([A-Za-z0-9_]+)['"]""")
+VAR_CALL = re.compile(r"""(?<![a-z_])var\(\s*['"]([A-Za-z0-9_]+)['"]""")
 SHARED_DOCS = {"sync_logs_col_op_type", "sync_logs_col_status", "sync_logs_col_row_id"}
+DEPRECATED_VARS = {"raw_root"}
 
 
 def package_nodes(manifest: dict, resource_types=("model", "seed")) -> dict:
@@ -73,20 +77,26 @@ def test_shared_definitions_are_docs_blocks_used_by_columns(consumer_build):
     assert SHARED_DOCS <= used
 
 
-def test_every_var_is_documented_with_its_default():
+def test_every_var_is_declared_with_its_default_and_documented():
     sources = [*REPO.glob("models/**/*.sql"), *REPO.glob("models/**/*.py"),
                *REPO.glob("models/**/*.yml"), *REPO.glob("macros/**/*.sql"),
-               *REPO.glob("analyses/*.sql"), REPO / "dbt_project.yml"]
-    used = {name for path in sources for name in VAR_CALL.findall(path.read_text())}
-    assert {"raw_root", "sync_logs_source"} <= used
-    overview = (REPO / "models" / "overview.md").read_text()
-    rows = "\n".join(line for line in overview.splitlines() if line.startswith("| `"))
+               *REPO.glob("analyses/**/*.sql"), REPO / "dbt_project.yml"]
+    read = {name for path in sources for name in VAR_CALL.findall(path.read_text())}
+    # the old name of sync_logs_raw_root, still read, declared nowhere
+    assert DEPRECATED_VARS <= read
+    used = read - DEPRECATED_VARS
+    assert {"sync_logs_raw_root", "sync_logs_source"} <= used
+    declared = yaml.safe_load((REPO / "dbt_project.yml").read_text())["vars"]
+    assert sorted(used ^ declared.keys()) == []
+    configuration = (REPO / "docs" / "configuration.md").read_text()
+    rows = "\n".join(line for line in configuration.splitlines() if line.startswith("| `"))
 
     def documented(name: str) -> bool:
-        if f"`{name}`" in rows:
+        if f"| `{name}` |" in rows:
             return True
         # per-table identifiers are documented as one row: sync_logs_<source>_<table>_identifier
         family = re.match(r"(sync_logs_(?:tables|hightouch|census))_[a-z_]+_identifier$", name)
-        return bool(family) and f"`{family.group(1)}_<table>_identifier`" in rows
+        return bool(family) and f"| `{family.group(1)}_<table>_identifier` |" in rows
 
     assert sorted(name for name in used if not documented(name)) == []
+    assert all(f"`{name}`" in configuration for name in DEPRECATED_VARS)

@@ -6,8 +6,9 @@ in its own process and JVM.
 
 It proves that the package declares what its models need at run time (the mapInArrow models
 need PySpark's Arrow path: pandas, pyarrow, numpy), which the other dbt tests cannot: they run
-in the development virtualenv. The lake is hand-made below and the expected rows are written
-out next to it.
+in the development virtualenv; and that the user's install holds what users run and none of
+the repository's tooling (python/dev, `sync_logs_dev`). The lake is hand-made below and the
+expected rows are written out next to it.
 
 Costly by nature (an install and a Spark build in a new process), so one install and one build
 for the module. pip uses its usual cache; when it cannot reach the package index the test
@@ -127,7 +128,7 @@ def write_project(project: Path, checkout: Path, lake: Path, warehouse: Path) ->
             "config-version": 2,
             "profile": "my_syncs",
             "vars": {
-                "raw_root": str(lake),
+                "sync_logs_raw_root": str(lake),
                 "sync_logs": {"sync_logs_payload_fields_to_drop": ["phone"]},
             },
             # The package's own data and unit tests run in its CI (README).
@@ -225,6 +226,55 @@ def test_readme_install_has_no_development_extras_and_checks(fresh_venv):
         "pandas": True, "pyarrow": True, "numpy": True, "pyspark": True,
         "pytest": False, "duckdb": False,
     }
+
+
+# The repository's tooling, which lives in python/dev (sync_logs_dev) and was once in sync_logs.
+TOOLING_MODULES = [
+    "sync_logs_dev", "sync_logs.generator", "sync_logs.generator_bad",
+    "sync_logs.generator_catalog", "sync_logs.generator_files", "sync_logs.generator_increment",
+    "sync_logs.generator_payload", "sync_logs.generator_sync", "sync_logs.demo",
+    "sync_logs.services", "sync_logs.spark_evidence", "sync_logs.dbt_invoke",
+    "sync_logs.dbt_subprocess", "sync_logs.dbt_parse_cache", "sync_logs.checkout",
+    "sync_logs.databricks_offline",
+]
+
+
+def test_readme_install_has_no_tooling(fresh_venv):
+    _, venv = fresh_venv
+    env = clean_env(venv)
+    found = run([str(venv / "bin" / "python"), "-c", (
+        "import importlib.util as u, json, sys;"
+        "print(json.dumps({m: u.find_spec(m) is not None for m in sys.argv[1:]}))"
+    ), *TOOLING_MODULES], venv, env)
+    assert json.loads(found) == {module: False for module in TOOLING_MODULES}
+    assert sorted(p.name for p in (venv / "bin").glob("sync-logs*")) == ["sync-logs"]
+
+
+def test_readme_install_holds_the_users_files_only(fresh_venv):
+    """The installed files as the wheel listed them (its RECORD), our own only: the package's
+    modules and data, without the compiled files and the scripts that pip adds."""
+    _, venv = fresh_venv
+    env = clean_env(venv)
+    listed = run([str(venv / "bin" / "python"), "-c", (
+        "import importlib.metadata as m, json;"
+        "print(json.dumps([str(f) for f in m.files('sync-logs')]))"
+    )], venv, env)
+    files = {
+        name for name in json.loads(listed)
+        if not name.startswith("..") and "__pycache__" not in name and ".dist-info/" not in name
+    }
+    assert {name.split("/")[0] for name in files} == {"sync_logs", "dbt"}
+    assert {name for name in files if name.count("/") == 1 and name.startswith("sync_logs/")} == {
+        "sync_logs/__init__.py", "sync_logs/cli.py", "sync_logs/export_csv.py",
+        "sync_logs/notify.py", "sync_logs/report.py", "sync_logs/report_page.py",
+        "sync_logs/spark.py", "sync_logs/warehouse.py",
+    }
+    assert {name.split("/")[1] for name in files if name.count("/") > 1 and
+            name.startswith("sync_logs/")} == {"canonical"}
+    assert {"/".join(name.split("/")[:3]) for name in files if name.startswith("dbt/")} == {
+        "dbt/adapters/sparksession", "dbt/include/sparksession",
+    }
+    assert "dbt/include/sparksession/macros/materializations/incremental.sql" in files
 
 
 def test_readme_install_builds_the_changelog(fresh_build):

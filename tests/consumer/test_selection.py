@@ -3,7 +3,7 @@ project with the selectors the README lists, against the sets written out by han
 
 import pytest
 
-from sync_logs.dbt_invoke import run_dbt
+from sync_logs_dev.dbt_invoke import run_dbt
 
 CANONICAL = {
     "sync_changelog", "sync_snapshot", "sync_runs", "sync_log", "source_objects",

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import dbt_deps
-from sync_logs.dbt_invoke import run_dbt
+from sync_logs_dev.dbt_invoke import run_dbt
 
 PROJECT = Path(__file__).resolve().parent / "project"
 PROFILES = Path(__file__).resolve().parent / "profiles"

@@ -131,7 +131,7 @@ def build_release(release: Path, lake: Path, work: Path, export: Path) -> None:
         ["run", "--select", "path:models/canonical"],
         project_dir=release,
         target_dir=work,
-        dbt_vars={"raw_root": str(lake)},
+        dbt_vars={"raw_root": str(lake)},  # the release's name of sync_logs_raw_root
         env={"SYNC_LOGS_SCHEMA": SCHEMA, "SYNC_LOGS_WAREHOUSE_DIR": str(warehouse)},
     )
     export_tables(session, SCHEMA, lake, export)

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from sync_logs.dbt_invoke import run_dbt
+from sync_logs_dev.dbt_invoke import run_dbt
 
 SCHEMA = "build_lease"
 LEASE = f"{SCHEMA}.sync_logs_build_lease"

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from sync_logs.dbt_invoke import run_dbt
-from sync_logs.generator import generate_lake
+from sync_logs_dev.dbt_invoke import run_dbt
+from sync_logs_dev.generator import generate_lake
 
 SELECT = ["--select", "path:models/canonical", "path:tests/data"]
 TABLES = [
@@ -94,7 +94,7 @@ def scenario(spark, tmp_path_factory):
 
     incremental = "canon_incr"
     env = {"SYNC_LOGS_SCHEMA": incremental}
-    dbt_vars = {"raw_root": str(raw)}
+    dbt_vars = {"sync_logs_raw_root": str(raw)}
     loaded_per_batch = []
     for number, batch in enumerate(batches):
         for item in batch + (others if number == 0 else []):

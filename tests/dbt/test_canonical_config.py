@@ -2,7 +2,7 @@
 
 import json
 
-from sync_logs.dbt_invoke import run_dbt
+from sync_logs_dev.dbt_invoke import run_dbt
 
 # The manifest keeps the inspected record files of every run ever loaded (record_files view).
 HISTORY = {

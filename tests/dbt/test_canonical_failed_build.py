@@ -18,7 +18,7 @@ import pytest
 from build_comparison import COMPARED_TABLES, comparable_rows
 
 from handmade_lake import at, metadata, run_dir, upsert, write_run
-from sync_logs.dbt_invoke import run_dbt
+from sync_logs_dev.dbt_invoke import run_dbt
 
 ORG = 42
 INCREMENTAL, CLEAN = "canon_failed", "canon_failed_clean"
@@ -34,7 +34,7 @@ def build(lake, work, schema: str, *args: str) -> None:
     run_dbt(
         [*args] if args else ["run", "--select", "path:models/canonical"],
         target_dir=work / schema,
-        dbt_vars={"raw_root": str(lake)},
+        dbt_vars={"sync_logs_raw_root": str(lake)},
         env={"SYNC_LOGS_SCHEMA": schema},
     )
 

@@ -12,7 +12,7 @@ import shutil
 import pytest
 
 from handmade_lake import at, metadata, payload, rec, run_dir, write_run
-from sync_logs.dbt_invoke import run_dbt
+from sync_logs_dev.dbt_invoke import run_dbt
 
 SCHEMA = "canon_folders"
 RECORDS = "records_updated.0.parquet"
@@ -26,7 +26,7 @@ def build(lake, work, command: str = "build") -> None:
     run_dbt(
         [command, "--select", "path:models/canonical", "path:tests/data"],
         target_dir=work / "t",
-        dbt_vars={"raw_root": str(lake)},
+        dbt_vars={"sync_logs_raw_root": str(lake)},
         env={"SYNC_LOGS_SCHEMA": SCHEMA},
     )
 

@@ -12,7 +12,7 @@ import pyarrow as pa
 import pytest
 
 from handmade_lake import at, metadata, payload, rec, run_dir, write_batch, write_facts, write_run
-from sync_logs.dbt_invoke import run_dbt
+from sync_logs_dev.dbt_invoke import run_dbt
 
 SCHEMA = "canon_hand"
 SOURCE_OBJECTS = pa.schema(
@@ -157,7 +157,7 @@ def lake_build(spark, tmp_path_factory):
     run_dbt(
         ["build", "--select", "path:models/canonical", "path:tests/data"],
         target_dir=base / "t",
-        dbt_vars={"raw_root": str(lake)},
+        dbt_vars={"sync_logs_raw_root": str(lake)},
         env={"SYNC_LOGS_SCHEMA": SCHEMA},
     )
     return lake

@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from handmade_lake import RECORD_SCHEMA, at, payload, rec, write_batch, write_facts, write_run
-from sync_logs.dbt_invoke import run_dbt
+from sync_logs_dev.dbt_invoke import run_dbt
 
 SCHEMA = "canon_ingest"
 NAMED = pa.schema([("id", pa.int64()), ("type", pa.string()), ("name", pa.string())])
@@ -164,7 +164,7 @@ def lake_build(spark, tmp_path_factory):
         run_dbt(
             ["build", "--select", "path:models/canonical", "path:tests/data"],
             target_dir=base / "t",
-            dbt_vars={"raw_root": str(lake)},
+            dbt_vars={"sync_logs_raw_root": str(lake)},
             env={"SYNC_LOGS_SCHEMA": SCHEMA},
         )
     finally:

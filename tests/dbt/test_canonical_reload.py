@@ -16,7 +16,7 @@ import pytest
 from build_comparison import COMPARED_TABLES, comparable_rows
 
 from handmade_lake import at, payload, rec, run_dir, upsert, write_batch, write_run
-from sync_logs.dbt_invoke import run_dbt
+from sync_logs_dev.dbt_invoke import run_dbt
 
 SYNC = 20
 INCREMENTAL, REBUILT = "canon_reload", "canon_reload_full"
@@ -25,7 +25,7 @@ def build(lake, work, schema: str, command: str = "build") -> None:
     run_dbt(
         [command, "--select", "path:models/canonical", "path:tests/data"],
         target_dir=work / schema,
-        dbt_vars={"raw_root": str(lake)},
+        dbt_vars={"sync_logs_raw_root": str(lake)},
         env={"SYNC_LOGS_SCHEMA": schema},
     )
 

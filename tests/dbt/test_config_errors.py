@@ -1,12 +1,12 @@
 """A bad setting fails `dbt parse`, before the build spends time, with a message that names the
-setting and the fix. (raw_root fails the first model: tests/python/test_lake_root.py; the
+setting and the fix. (sync_logs_raw_root fails the first model: tests/python/test_lake_root.py; the
 library version every model: tests/python/test_library_version.py.)"""
 
 from pathlib import Path
 
 import pytest
 
-from sync_logs.dbt_invoke import run_dbt
+from sync_logs_dev.dbt_invoke import run_dbt
 
 TEST_PROFILES = Path(__file__).resolve().parent / "profiles"
 
@@ -22,7 +22,7 @@ def test_an_unknown_source_mode(tmp_path):
     message = failure(tmp_path, ["parse"], {"sync_logs_source": "hightuch"})
     assert (
         "var sync_logs_source is 'hightuch', which is not a source mode: set it to one of "
-        "'package' (this package's Python models over the lake at raw_root, on Spark or "
+        "'package' (this package's Python models over the lake at sync_logs_raw_root, on Spark or "
         "Databricks), 'tables' (canonical tables in sync_logs_tables_schema), 'hightouch' or "
         "'census' (the vendor's warehouse tables)."
     ) in message

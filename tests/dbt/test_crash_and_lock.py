@@ -29,8 +29,8 @@ from build_comparison import BUILD_TIME_COLUMNS
 
 from dbt.adapters.sparksession.warehouse_lock import WarehouseLock
 from handmade_lake import at, run_dir, upsert, write_run
-from sync_logs.dbt_subprocess import DbtRun, run_dbt_subprocess
 from sync_logs.spark import SMALL_DATA_JAVA_OPTIONS
+from sync_logs_dev.dbt_subprocess import DbtRun, run_dbt_subprocess
 
 SYNC = 20
 RECORDS = "records_updated.0.parquet"
@@ -91,7 +91,7 @@ class Builds:
         self.count += 1
         return run_dbt_subprocess(
             list(args), target="local", work_dir=self.base / f"{schema}-{self.count}",
-            dbt_vars={"raw_root": str(self.lake), **(dbt_vars or {})}, check=False,
+            dbt_vars={"sync_logs_raw_root": str(self.lake), **(dbt_vars or {})}, check=False,
             timeout=600,
             env={
                 "SYNC_LOGS_WAREHOUSE_DIR": str(self.warehouse), "SYNC_LOGS_SCHEMA": schema,

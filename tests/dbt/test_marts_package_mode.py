@@ -21,9 +21,9 @@ import pytest
 from marts_harness import MARTS, Build, normalise_rows, unique_schema
 
 from sync_logs import cli
-from sync_logs.dbt_invoke import run_dbt
 from sync_logs.notify import NotifyOptions, notify
 from sync_logs.warehouse import Warehouse, dbt_common_args
+from sync_logs_dev.dbt_invoke import run_dbt
 from webhook_stub import webhook
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -117,7 +117,7 @@ def package_build(spark, tmp_path_factory):
     write_lake(lake)
     schema = unique_schema("marts_package")
     # the integration project's reference time: the same incidents as test_marts_engines'
-    dbt_vars = {"raw_root": str(lake), "sync_logs_reference_time": "2026-10-09 00:00:00"}
+    dbt_vars = {"sync_logs_raw_root": str(lake), "sync_logs_reference_time": "2026-10-09 00:00:00"}
     # cautious: leave out the tests that also read canonical relations the marts do not need
     # the unit tests run in test_marts_engines, on this engine too
     run_dbt(["build", "--select", "+path:models/marts", "--indirect-selection", "cautious",

@@ -96,5 +96,7 @@ def test_hightouch_snapshot_gets_run_and_times_from_the_changelog(builds):
     rows = {(r["sync_id"], r["row_id"]): r
             for r in builds["hightouch"].rows("stg_sync_logs__sync_snapshot")}
     assert rows[(101, "u4")]["sync_run_id"] == 1005
-    assert rows[(101, "u4")]["last_succeeded_at"] == "2026-10-01 06:00:00"
-    assert rows[(202, "c1")]["first_added_at"] == "2026-10-01 07:00:00"
+    # a success's time is its batch's end (tests/data/snapshot_times.csv): for Hightouch,
+    # whose changelog has no batch times, its run's finish
+    assert rows[(101, "u4")]["last_succeeded_at"] == "2026-10-01 06:05:00"
+    assert rows[(202, "c1")]["first_added_at"] == "2026-10-01 07:05:00"

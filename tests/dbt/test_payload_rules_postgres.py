@@ -17,7 +17,7 @@ from pyspark.sql import functions as F
 
 from sync_logs.canonical import payloads as payload_rules
 from sync_logs.canonical import records as record_reading
-from sync_logs.dbt_invoke import run_dbt
+from sync_logs_dev.dbt_invoke import run_dbt
 
 SALT = "pg-test-salt"
 RULES = {

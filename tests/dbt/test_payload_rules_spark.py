@@ -12,7 +12,7 @@ import pytest
 from pyspark.sql import functions as F
 
 from handmade_lake import at, payload, rec, write_run
-from sync_logs.dbt_invoke import run_dbt
+from sync_logs_dev.dbt_invoke import run_dbt
 
 SCHEMA = "payload_rules"
 SALT = "spark-test-salt"
@@ -89,7 +89,7 @@ def lake_build(spark, tmp_path_factory):
         ["run", "--select", "path:models/canonical", "+sync_logs__field_diffs",
          "+sync_logs__current_members", "+sync_logs__audience_events"],
         target_dir=base / "t",
-        dbt_vars={"raw_root": str(lake), **VARS},
+        dbt_vars={"sync_logs_raw_root": str(lake), **VARS},
         env={"SYNC_LOGS_SCHEMA": SCHEMA, "SYNC_LOGS_PAYLOAD_HASH_SALT": SALT},
     )
     return lake

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from retention_expected import expected_doomed
 
-from sync_logs.dbt_invoke import run_dbt
-from sync_logs.generator import generate_lake
+from sync_logs_dev.dbt_invoke import run_dbt
+from sync_logs_dev.generator import generate_lake
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import handmade_lake  # noqa: E402  (tests/ helper, imported by path like the other tests)
@@ -97,17 +97,18 @@ def scenario(spark, tmp_path_factory):
     # so it would otherwise lose everything but its anchors)
     inactive = min(last, key=lambda sync_id: last[sync_id]["started_at"])
 
-    run_dbt(["run", *SELECT], target_dir=base / "t_ref", dbt_vars={"raw_root": str(lake)},
+    run_dbt(["run", *SELECT], target_dir=base / "t_ref", dbt_vars={"sync_logs_raw_root": str(lake)},
             env={"SYNC_LOGS_SCHEMA": "retention_ref"})
     pruned_env = {"SYNC_LOGS_SCHEMA": "retention_pruned"}
     target = base / "t_pruned"
-    run_dbt(["run", *SELECT], target_dir=target, dbt_vars={"raw_root": str(raw)}, env=pruned_env)
+    run_dbt(["run", *SELECT], target_dir=target, dbt_vars={"sync_logs_raw_root": str(raw)},
+            env=pruned_env)
     before = table(spark, "retention_pruned", "sync_changelog")
     run_starts = {(r["sync_id"], r["sync_run_id"]): r["started_at"]
                   for r in table(spark, "retention_pruned", "sync_runs")}
     partitions_before = spark.sql("show partitions retention_pruned.sync_changelog").count()
 
-    retention_vars = {"raw_root": str(raw), "sync_logs_retention_days": RETENTION_DAYS,
+    retention_vars = {"sync_logs_raw_root": str(raw), "sync_logs_retention_days": RETENTION_DAYS,
                       "sync_logs_inactive_syncs": [inactive],
                       "sync_logs_inactive_after_days": None}
     log = target / "logs" / "dbt.log"
@@ -132,7 +133,8 @@ def scenario(spark, tmp_path_factory):
 
     for folder in held_back:
         shutil.copytree(lake / folder.relative_to(raw), folder)
-    run_dbt(["run", *SELECT], target_dir=target, dbt_vars={"raw_root": str(raw)}, env=pruned_env)
+    run_dbt(["run", *SELECT], target_dir=target, dbt_vars={"sync_logs_raw_root": str(raw)},
+            env=pruned_env)
     return {
         "inactive": inactive, "runs": runs, "before": before, "run_starts": run_starts,
         "after_dry_run": after_dry_run, "after_prune": after_prune, "dry": dry,

@@ -29,7 +29,7 @@ from census_tables import CENSUS_SYNC_LOG
 from marts_harness import Build, install_package, normalise_rows, unique_schema
 
 import handmade_lake as lake_kit
-from sync_logs.dbt_invoke import run_dbt
+from sync_logs_dev.dbt_invoke import run_dbt
 
 ORG = 1
 DAY = datetime(2026, 10, 1, tzinfo=UTC)
@@ -257,7 +257,7 @@ def package(spark, tmp_path_factory):
     lake = work / "lake"
     write_lake(lake)
     schema = unique_schema("modes_package")
-    dbt_vars = {"raw_root": str(lake), "sync_logs_vendor_examples": True}
+    dbt_vars = {"sync_logs_raw_root": str(lake), "sync_logs_vendor_examples": True}
     env = {"SYNC_LOGS_SCHEMA": schema}
     run_dbt(["run", "--select", "+stg_sync_logs__sync_changelog", "+sync_log",
              "+sync_snapshot", "+sync_runs", "+source_objects"],
@@ -344,9 +344,11 @@ def test_tables_mode_stages_the_same_changelog_as_the_package(package_changelog,
     assert same_time_text(tables_changelog) == same_time_text(package_changelog)
 
 
-# the snapshot columns both modes derive alike (Census's times follow its batch times only)
+# the snapshot columns both modes derive alike: the success times too (batch end, else batch
+# start, else run start: tests/data/snapshot_times.csv), not last_attempted_at (Census's run
+# starts at its first batch sent, so its unsent record e reads 06:01 where the package's 06:00)
 SNAPSHOT_SHARED = ["sync_id", "sync_run_id", "op_type", "row_id", "status", "failed_reason",
-                   "fields", "split_group"]
+                   "fields", "split_group", "last_succeeded_at", "first_added_at"]
 
 
 def snapshot_rows(rows):
@@ -359,8 +361,10 @@ def test_census_mode_derives_the_same_snapshot_as_the_package(spark, package, ce
     census_rows = snapshot_rows(census_build.rows("stg_sync_logs__sync_snapshot"))
     assert census_rows == package_rows
     # by hand: j was added in run 5678, its removal rejected in the latest run 5679
+    # (its success times: run 5678's second batch, sent at 06:05, ended at 06:06)
     assert [r for r in package_rows if r[3] == "j"] == [
-        (1234.0, 5679.0, "changed", "j", "failed", LOCKED, J1, None)]
+        (1234.0, 5679.0, "changed", "j", "failed", LOCKED, J1, None,
+         "2026-10-03 06:06:00", "2026-10-03 06:06:00")]
     assert {r[2] for r in package_rows} == {"added", "changed", "unchanged"}
 
 

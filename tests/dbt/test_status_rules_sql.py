@@ -9,7 +9,7 @@ import pytest
 from marts_harness import PROFILES, PROJECT, install_package
 
 from rules_table import INPUTS, cases
-from sync_logs.dbt_invoke import run_dbt
+from sync_logs_dev.dbt_invoke import run_dbt
 
 CASES = cases()
 

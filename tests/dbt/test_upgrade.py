@@ -34,8 +34,8 @@ from handmade_lake import (
     write_run,
 )
 from sync_logs import __version__
-from sync_logs.checkout import checkout_dir
-from sync_logs.dbt_invoke import run_dbt
+from sync_logs_dev.checkout import checkout_dir
+from sync_logs_dev.dbt_invoke import run_dbt
 
 RELEASE = "e7d6066"  # 0.1.0
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "warehouse_0_1_0"
@@ -153,7 +153,7 @@ def build(lake: Path, work: Path, schema: str) -> None:
     run_dbt(
         ["run", "--select", "path:models/canonical"],
         target_dir=work / schema,
-        dbt_vars={"raw_root": str(lake)},
+        dbt_vars={"sync_logs_raw_root": str(lake)},
         env={"SYNC_LOGS_SCHEMA": schema},
     )
 

@@ -3,12 +3,12 @@ vars still get their own parse."""
 
 import json
 
-from sync_logs.dbt_invoke import run_dbt
-from sync_logs.dbt_parse_cache import CACHE_ENV
+from sync_logs_dev.dbt_invoke import run_dbt
+from sync_logs_dev.dbt_parse_cache import CACHE_ENV
 
 
 def parse(target_dir, raw_root):
-    run_dbt(["parse"], target_dir=target_dir, dbt_vars={"raw_root": raw_root})
+    run_dbt(["parse"], target_dir=target_dir, dbt_vars={"sync_logs_raw_root": raw_root})
     log = (target_dir / "logs" / "dbt.log").read_text()
     manifest = json.loads((target_dir / "dbt" / "manifest.json").read_text())
     run_manifest = manifest["nodes"]["model.sync_logs.int_sync_logs__run_manifest"]

@@ -17,8 +17,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from sync_logs.cli import main
-from sync_logs.generator import generate_lake
+from sync_logs_dev.cli import main
+from sync_logs_dev.generator import generate_lake
 
 ARGS = dict(syncs=8, runs_per_sync=6, records=6_000, seed=11)
 

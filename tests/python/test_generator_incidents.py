@@ -21,10 +21,10 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from sync_logs.demo import reference_time
-from sync_logs.generator import generate_lake
+from sync_logs_dev.demo import reference_time
+from sync_logs_dev.generator import generate_lake
 
-# the demo's lake (sync_logs.demo.prepare_demo_lake), written out here
+# the demo's lake (sync_logs_dev.demo.prepare_demo_lake), written out here
 DEMO_ARGS = dict(syncs=8, runs_per_sync=12, records=200_000, seed=7)
 SCENARIO_RUN = 7
 VOLUME_RUN = 4  # the spike comes earlier, so that the audience incident resolves
@@ -173,7 +173,7 @@ def test_scenario_needs_enough_syncs_and_runs(tmp_path):
 
 
 def test_demo_lake_is_reused_with_its_reference_time(tmp_path):
-    from sync_logs.demo import prepare_demo_lake
+    from sync_logs_dev.demo import prepare_demo_lake
 
     lake = tmp_path / "demo_lake"
     info = prepare_demo_lake(lake, records=5_000, seed=7)

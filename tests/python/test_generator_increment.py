@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 import pyarrow.parquet as pq
 import pytest
 
-from sync_logs.generator import generate_lake
-from sync_logs.generator_increment import append_run
+from sync_logs_dev.generator import generate_lake
+from sync_logs_dev.generator_increment import append_run
 
 ARGS = dict(syncs=6, runs_per_sync=5, seed=3)
 LAKE_RECORDS = 6_000

@@ -1,6 +1,7 @@
-"""A raw_root that is not a lake fails the first model, naming raw_root and the fix; an empty
-run area, and a lake whose runs were all removed, build. Local roots and roots that Spark's file
-source lists (an object store's URI; here a file: URI sent down the same path) alike."""
+"""A lake root that is not a lake fails the first model, naming sync_logs_raw_root and the fix;
+an empty run area, and a lake whose runs were all removed, build. Local roots and roots that
+Spark's file source lists (an object store's URI; here a file: URI sent down the same path)
+alike."""
 
 import pytest
 
@@ -9,7 +10,8 @@ from sync_logs.canonical import lake, lake_root
 from sync_logs.canonical import manifest as manifest_rules
 
 SET_IT = (
-    "set var raw_root to the folder or URI of the lake, the one that holds sync_tracking_datasets/"
+    "set var sync_logs_raw_root to the folder or URI of the lake, the one that holds "
+    "sync_tracking_datasets/"
 )
 
 
@@ -33,8 +35,8 @@ def test_an_empty_raw_root_is_refused(raw_root):
     with pytest.raises(ValueError) as failure:
         lake_root.lake_root(raw_root)
     assert str(failure.value) == (
-        f"var raw_root is empty: {SET_IT} (in your dbt_project.yml `vars:`, or "
-        "`--vars '{raw_root: s3a://bucket/lake}'`)"
+        f"var sync_logs_raw_root is empty: {SET_IT} (in your dbt_project.yml `vars:`, or "
+        "`--vars '{sync_logs_raw_root: s3a://bucket/lake}'`)"
     )
 
 
@@ -43,7 +45,7 @@ def test_a_raw_root_that_does_not_exist_is_refused(spark, tmp_path, as_uri):
     with pytest.raises(ValueError) as failure:
         build(spark, root)
     message = str(failure.value)
-    assert message.startswith(f"var raw_root is '{root}'")
+    assert message.startswith(f"var sync_logs_raw_root is '{root}'")
     assert "which does not exist where the models run" in message
     assert SET_IT in message
 
@@ -62,7 +64,7 @@ def test_a_raw_root_without_the_run_area_is_refused(spark, tmp_path, as_uri):
     with pytest.raises(ValueError) as failure:
         build(spark, root)
     message = str(failure.value)
-    assert message.startswith(f"var raw_root is '{root}'")
+    assert message.startswith(f"var sync_logs_raw_root is '{root}'")
     assert "which holds no sync_tracking_datasets/ folder" in message
     assert SET_IT in message
     assert "A lake without runs yet is an empty sync_tracking_datasets/ folder." in message

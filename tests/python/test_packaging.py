@@ -1,30 +1,33 @@
 """What users install runs without the repository: the runtime imports without the optional
-extras, the CLI names the extra a command needs, and the demo and test tooling find the dbt
-project through an argument (or a checkout), never by assuming one."""
+extras and without the development package, the CLI names the extra a command needs, and the
+demo and test tooling (sync_logs_dev) find the dbt project through an argument (or a checkout),
+never by assuming one."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from sync_logs import checkout, cli, dbt_invoke, dbt_subprocess, services
+from sync_logs import cli
+from sync_logs_dev import checkout, dbt_invoke, dbt_subprocess, services
+from sync_logs_dev import cli as dev_cli
 
 PYTHON_DIR = Path(__file__).resolve().parents[2] / "python"
 
-# A child interpreter whose import system refuses the extras' modules: the `demo` and `report`
-# extras' and the repository's own tools'. numpy is refused to our modules only, since PySpark's
-# `sql` extra (a base dependency) installs it for pandas and pyarrow.
+# A child interpreter whose import system refuses the `report` extra's modules and the
+# development package's (sync_logs_dev and its numpy, tqdm, psutil, duckdb). numpy is refused to
+# our modules only, since PySpark's `sql` extra (a base dependency) installs it for pandas and
+# pyarrow.
 BLOCKED_PROBE = r"""
 import json, sys
 
-EVERYWHERE = {"tqdm", "altair", "vl_convert", "psutil", "duckdb"}
+EVERYWHERE = {"tqdm", "altair", "vl_convert", "psutil", "duckdb", "sync_logs_dev"}
 OURS_ONLY = {"numpy"}
 OURS = ("sync_logs", "dbt.adapters.sparksession", "dbt.include.sparksession")
 refused = []
@@ -54,7 +57,7 @@ import importlib, pkgutil
 runtime = ["dbt.adapters.sparksession", "dbt.adapters.sparksession.impl",
            "dbt.adapters.sparksession.connections", "dbt.adapters.sparksession.python_submissions",
            "dbt.include.sparksession", "sync_logs.cli", "sync_logs.export_csv",
-           "sync_logs.warehouse", "sync_logs.notify", "sync_logs.report", "sync_logs.checkout"]
+           "sync_logs.warehouse", "sync_logs.notify", "sync_logs.report", "sync_logs.spark"]
 if importlib.util.find_spec("sync_logs.canonical") is not None:
     canonical = importlib.import_module("sync_logs.canonical")
     runtime += ["sync_logs.canonical"] + [
@@ -66,11 +69,7 @@ for name in runtime:
 
 from sync_logs import cli
 
-exits = {
-    "generate": cli.main(["generate", "--out", sys.argv[1]]),
-    "demo": cli.main(["demo", "--lake", sys.argv[1]]),
-    "report": cli.main(["report", "--out", sys.argv[1] + "/r.html"]),
-}
+exits = {"report": cli.main(["report", "--out", sys.argv[1] + "/r.html"])}
 print(json.dumps({"imported": imported, "exits": exits, "refused": refused}))
 """
 
@@ -95,22 +94,30 @@ def test_runtime_imports_without_the_extras(blocked_run):
         assert "sync_logs.canonical" in result["imported"]
 
 
+def test_runtime_needs_no_development_module(blocked_run):
+    result, _, _ = blocked_run
+    assert not [name for name in result["refused"] if name.startswith("sync_logs_dev")]
+
+
 def test_cli_names_the_extra_a_command_needs(blocked_run):
     result, stderr, out = blocked_run
-    assert result["exits"] == {"generate": 2, "demo": 2, "report": 2}
-    # numpy or tqdm, whichever the command imports first that is missing: numpy may already be
-    # loaded by PySpark's pandas path (the canonical library imports pyspark), tqdm never is.
-    assert re.search(r"`sync-logs generate` needs (numpy|tqdm), which is not installed", stderr)
-    assert "pip install 'sync-logs[demo]'" in stderr
-    assert re.search(r"`sync-logs demo` needs (numpy|tqdm), which is not installed", stderr)
+    assert result["exits"] == {"report": 2}
     assert "`sync-logs report` needs altair" in stderr
     assert "pip install 'sync-logs[report]'" in stderr
     assert list(out.iterdir()) == []  # nothing written before the error
 
 
+@pytest.mark.parametrize("command", ["generate", "demo"])
+def test_users_cli_has_no_repository_command(command, capsys):
+    with pytest.raises(SystemExit) as exited:
+        cli.main([command])
+    assert exited.value.code == 2
+    assert f"invalid choice: '{command}'" in capsys.readouterr().err
+
+
 def fake_install(tmp_path: Path) -> Path:
     """Where an installed (non-editable) package's module lives: no project above it."""
-    module = tmp_path / "venv" / "lib" / "site-packages" / "sync_logs" / "checkout.py"
+    module = tmp_path / "venv" / "lib" / "site-packages" / "sync_logs_dev" / "checkout.py"
     module.parent.mkdir(parents=True)
     return module
 
@@ -143,9 +150,9 @@ def test_installed_package_without_checkout_says_how_to_name_the_project(install
 
 
 def test_demo_outside_a_checkout_is_a_clear_error(installed, capsys):
-    assert cli.main(["demo"]) == 2
+    assert dev_cli.main(["demo"]) == 2
     error = capsys.readouterr().err
-    assert error.startswith("sync-logs demo: error: the sync_logs dbt project was not found")
+    assert error.startswith("sync-logs-dev demo: error: the sync_logs dbt project was not found")
     assert "--project-dir" in error
     assert not (installed / "elsewhere" / "target").exists()
 

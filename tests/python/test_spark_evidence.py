@@ -4,7 +4,7 @@ execution that never ended are not spans of their own)."""
 
 import json
 
-from sync_logs.spark_evidence import EventLog
+from sync_logs_dev.spark_evidence import EventLog
 
 SQL = "org.apache.spark.sql.execution.ui.SparkListenerSQLExecution"
 

@@ -34,6 +34,7 @@ def holder(warehouse: Path, seconds: float, jvm_pid: int | None = None) -> subpr
     child = subprocess.Popen([*args, *([str(jvm_pid)] if jvm_pid else [])],
                              stdout=subprocess.PIPE, text=True)
     assert child.stdout.readline().strip() == "held"
+    child.stdout.close()  # the child prints nothing more
     return child
 
 

@@ -17,23 +17,19 @@ Pure DataFrame-in, DataFrame-out functions, one module per concern; the dbt Pyth
 
 from sync_logs import __version__
 
-REQUIREMENT_PREFIX = "sync-logs=="
 
+def require_library(wanted: str | None) -> None:
+    """Fail unless the installed library is the version the dbt package needs.
 
-def require_library(requirement: str | None) -> None:
-    """Fail unless the installed library is the version the dbt package names.
-
-    `requirement` is the models' `sync_logs_library` config (`sync-logs==<version>`, set in
-    the package's dbt_project.yml)."""
-    wanted = (requirement or "").strip()
-    if wanted.startswith(REQUIREMENT_PREFIX):
-        wanted = wanted[len(REQUIREMENT_PREFIX):]
+    `wanted` is the models' `sync_logs_library` config: the package's version (its
+    dbt_project.yml `version:`)."""
+    wanted = (wanted or "").strip()
     if wanted == __version__:
         return
     raise RuntimeError(
         f"the sync_logs dbt package needs the Python library sync-logs {wanted or '(unset)'}, "
         f"but sync-logs {__version__} is installed where the model runs. Install the same "
         f"version: `pip install 'sync-logs=={wanted}'` beside dbt (embedded Spark, Spark "
-        "cluster), or on Databricks leave the models' `packages` config as the package sets it "
-        "(or point `additional_libs` at a wheel of that version)."
+        "cluster); on Databricks, the wheel of that version through the models' "
+        "`additional_libs` config or as a cluster library (docs/databricks.md)."
     )

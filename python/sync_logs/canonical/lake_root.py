@@ -1,5 +1,5 @@
-"""The lake root, var `raw_root`: a build fails before reading anything when the root is not a
-lake, with a message that names the var and the fix.
+"""The lake root, var `sync_logs_raw_root`: a build fails before reading anything when the root
+is not a lake, with a message that names the var and the fix.
 
 A lake is a folder (or URI) holding `sync_tracking_datasets/`, the run area; `metadata/` is
 optional. An empty run area is a valid empty lake. A root whose run area is gone while the
@@ -20,16 +20,16 @@ from pyspark.sql.utils import AnalysisException
 from sync_logs.canonical.lake import RUN_AREA, local_folder
 
 SET_IT = (
-    "set var raw_root to the folder or URI of the lake, the one that holds "
-    f"{RUN_AREA}/ (in your dbt_project.yml `vars:`, or `--vars '{{raw_root: s3a://bucket/lake}}'`)"
+    "set var sync_logs_raw_root to the folder or URI of the lake, the one that holds "
+    f"{RUN_AREA}/ (in your dbt_project.yml `vars:`, or `--vars '{{sync_logs_raw_root: s3a://bucket/lake}}'`)"
 )
 
 
 def lake_root(raw_root: str | None) -> str:
-    """`raw_root` as the models' config renders it, or ValueError when it is empty."""
+    """`sync_logs_raw_root` as the models' config renders it, or ValueError when it is empty."""
     root = (raw_root or "").strip()
     if not root:
-        raise ValueError(f"var raw_root is empty: {SET_IT}")
+        raise ValueError(f"var sync_logs_raw_root is empty: {SET_IT}")
     return root
 
 
@@ -57,9 +57,10 @@ def has_run_folders(manifest: DataFrame | None) -> bool:
 def require_lake(
     session: SparkSession, root: str, listing: DataFrame, previous: DataFrame | None
 ) -> None:
-    """Raise ValueError, naming raw_root and the fix, unless `root` is a lake: its `listing`
-    (`lake.list_lake`) holds run files, its run area exists (empty: a lake without runs), or
-    the warehouse's manifest (`previous`) holds runs whose folders have all left the lake.
+    """Raise ValueError, naming sync_logs_raw_root and the fix, unless `root` is a lake: its
+    `listing` (`lake.list_lake`) holds run files, its run area exists (empty: a lake without
+    runs), or the warehouse's manifest (`previous`) holds runs whose folders have all left the
+    lake.
     Tells a root that does not exist (a URI's: nothing listed under it) from one without the
     run area."""
     run_area = f"{root.rstrip('/')}/{RUN_AREA}"
@@ -73,17 +74,16 @@ def require_lake(
     # listing it whole would read a bucket that holds more than the lake.
     if not (os.path.isdir(local) if local is not None else not listing.isEmpty()):
         raise ValueError(
-            f"var raw_root is {shown}, which does not exist where the models run: {SET_IT}. "
-            "A relative path is relative to the folder dbt runs in; the package's default, "
-            "target/demo_lake, is the demo's lake."
+            f"var sync_logs_raw_root is {shown}, which does not exist where the models run: "
+            f"{SET_IT}. A relative path is relative to the folder dbt runs in."
         )
     parent = root.rstrip("/").rpartition("/")[0]
     hint = (
-        f" raw_root names the run area itself: use its parent, '{parent}'."
+        f" sync_logs_raw_root names the run area itself: use its parent, '{parent}'."
         if root.rstrip("/").endswith(f"/{RUN_AREA}")
         else ""
     )
     raise ValueError(
-        f"var raw_root is {shown}, which holds no {RUN_AREA}/ folder: {SET_IT}, not a folder "
-        f"above or below it. A lake without runs yet is an empty {RUN_AREA}/ folder.{hint}"
+        f"var sync_logs_raw_root is {shown}, which holds no {RUN_AREA}/ folder: {SET_IT}, not a "
+        f"folder above or below it. A lake without runs yet is an empty {RUN_AREA}/ folder.{hint}"
     )

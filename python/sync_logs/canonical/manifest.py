@@ -286,7 +286,7 @@ def current_manifest(
 ) -> DataFrame:
     """`build_manifest` of the lake at `raw_root` as listed now. `rules` names the library
     version that classifies the listing: a new version classifies an unchanged lake again.
-    Fails, naming raw_root, when the root is not a lake (`lake_root`)."""
+    Fails, naming sync_logs_raw_root, when the root is not a lake (`lake_root`)."""
     root = lake_root(raw_root)
     listing = list_lake(session, root)
     require_lake(session, root, listing, previous)

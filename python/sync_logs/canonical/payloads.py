@@ -35,7 +35,8 @@ def payload_rules(fields_to_drop, fields_to_hash, salt, max_payload_bytes) -> di
 
     Returns {"drop": [...], "hash": [...], "salt": str, "max_bytes": int | None}. Raises on a
     configuration that cannot be applied safely (hashing without a salt, a field both dropped
-    and hashed, a limit that is not a positive integer).
+    and hashed, a limit that is not a positive integer), with the checks and messages of the
+    macro `payload_rules_from` (tests/data/payload_rule_errors.csv holds both to them).
     """
 
     def names(text, var: str) -> list[str]:
@@ -45,7 +46,9 @@ def payload_rules(fields_to_drop, fields_to_hash, salt, max_payload_bytes) -> di
         if isinstance(value, str):
             value = [value]
         if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-            raise ValueError(f"{var} must be a list of top-level field names, got {value!r}")
+            raise ValueError(
+                f"{var} must be a list of top-level field names, got {json.dumps(value)}"
+            )
         return sorted(set(value))
 
     drop = names(fields_to_drop, "sync_logs_payload_fields_to_drop")
@@ -53,7 +56,7 @@ def payload_rules(fields_to_drop, fields_to_hash, salt, max_payload_bytes) -> di
     both = sorted(set(drop) & set(hashed))
     if both:
         raise ValueError(
-            f"payload field(s) {both} are in both sync_logs_payload_fields_to_drop and "
+            f"payload field(s) {json.dumps(both)} are in both sync_logs_payload_fields_to_drop and "
             "sync_logs_payload_fields_to_hash: name each field in one of them"
         )
     salt = salt or ""
@@ -170,7 +173,8 @@ def payload_rewriter(drop: list[str], hashed: list[str], salt: str):
 
 def truncation_marker(payload: Column) -> Column:
     """The marker that replaces an over-size payload: a JSON object with its UTF-8 size and
-    SHA-256 (hex), written as text so that the SQL staging macro writes the same bytes."""
+    SHA-256 (hex), written as text so that the SQL staging macro writes the same bytes
+    (`truncation_marker_start`; tests/data/payload_rules.csv holds both to them)."""
     return F.concat(
         F.lit('{"' + TRUNCATION_MARKER_KEY + '":true,"original_bytes":'),
         F.octet_length(payload).cast("string"),

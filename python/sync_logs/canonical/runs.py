@@ -19,6 +19,9 @@ KNOWN_STATUSES = ["succeeded", "rejected", "null", "duplicate"]
 
 
 def run_counters(changelog: DataFrame) -> DataFrame:
+    """Per run of `changelog`: planned (not invalid), attempted (succeeded or failed), succeeded
+    and failed rows per op_type, invalid rows, and the load's own counters. The first ones are
+    the macro `run_counters` of mode `census` too (tests/data/run_counters.csv)."""
     valid = F.col("status") != "invalid"
     attempted = F.col("status").isin("succeeded", "failed")
     counters = []

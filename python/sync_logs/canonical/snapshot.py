@@ -45,7 +45,11 @@ def latest_runs(runs: DataFrame) -> DataFrame:
 
 
 def row_states(changelog: DataFrame) -> DataFrame:
-    """Per (sync_id, row_id) of `changelog`: latest attempt, last success, first addition."""
+    """Per (sync_id, row_id) of `changelog`: latest attempt, last success, first addition.
+
+    An attempt was sent when its batch started (else when its run started), and succeeded when
+    its batch ended (else when it was sent): a record's success is known when its batch
+    finishes. The same rule as the macro `snapshot_row_times` (tests/data/snapshot_times.csv)."""
     success_time = F.coalesce(
         F.col("batch_ended_at"), F.col("batch_started_at"), F.col("sync_run_started_at")
     )

@@ -27,14 +27,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sync_logs.generator_files import (
+from sync_logs_dev.generator_files import (
     RECORD_SCHEMA,
     RECORD_SCHEMA_V4,
     TS,
     write_json,
     write_parquet,
 )
-from sync_logs.generator_payload import Rows
+from sync_logs_dev.generator_payload import Rows
 
 LARGE_PAYLOAD_BYTES = 1_048_576
 _BAD_ROW_BASE = 900_000_000  # row numbers far above any sync's population

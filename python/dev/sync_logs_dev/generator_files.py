@@ -22,8 +22,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sync_logs.generator_payload import PayloadField, RecordShape
-from sync_logs.generator_sync import OPERATIONS, S_OK, STATUSES, FileSpec, RunOutput
+from sync_logs_dev.generator_payload import PayloadField, RecordShape
+from sync_logs_dev.generator_sync import OPERATIONS, S_OK, STATUSES, FileSpec, RunOutput
 
 TS = pa.timestamp("us", tz="UTC")
 BASE_COLUMNS = [

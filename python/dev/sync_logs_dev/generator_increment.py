@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow.parquet as pq
 
-from sync_logs.generator import (
+from sync_logs_dev.generator import (
     _BATCH_SIZES,
     DEFAULT_START,
     SyncPlan,
@@ -31,16 +31,16 @@ from sync_logs.generator import (
     parse_start,
     plan_lake,
 )
-from sync_logs.generator_catalog import DESTINATIONS
-from sync_logs.generator_files import (
+from sync_logs_dev.generator_catalog import DESTINATIONS
+from sync_logs_dev.generator_files import (
     metadata_document,
     record_tables,
     round_for_style,
     write_json,
     write_parquet,
 )
-from sync_logs.generator_payload import RecordShape
-from sync_logs.generator_sync import OPERATIONS, STATUS_KEYS, RunPlan, SyncSimulator
+from sync_logs_dev.generator_payload import RecordShape
+from sync_logs_dev.generator_sync import OPERATIONS, STATUS_KEYS, RunPlan, SyncSimulator
 
 
 def busiest_sync(syncs: list[SyncPlan]) -> SyncPlan:

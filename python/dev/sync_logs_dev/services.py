@@ -1,6 +1,6 @@
 """Spark services on loopback, started from the pip PySpark installation: a standalone cluster
 (one master, N workers) and a Spark Thrift server. Used by tests/cluster/ and bench/, and from
-the shell as `python -m sync_logs.services cluster|thrift start|stop|status|env`.
+the shell as `python -m sync_logs_dev.services cluster|thrift start|stop|status|env`.
 
 Every process binds 127.0.0.1 only, runs in a process group of its own (so that `stop` ends it
 and every child it spawned, e.g. executors and their Python workers, and nothing else), and
@@ -550,7 +550,7 @@ def _thrift_cli(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m sync_logs.services", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m sync_logs_dev.services", description=__doc__)
     services = parser.add_subparsers(dest="service", required=True)
     cluster = services.add_parser("cluster", help="Spark standalone master + workers")
     cluster.add_argument("action", choices=["start", "stop", "status", "env"])

@@ -4,7 +4,7 @@ A dbt process that drives a Spark cluster (or talks to a Thrift server, or Datab
 not share a process with an embedded SparkSession: the in-process driver is one per JVM.
 
 Repository tooling (cluster tests, benchmark): the dbt project is an argument; its default is
-the checkout (`sync_logs.checkout.checkout_dir()`, a clear error when there is none).
+the checkout (`sync_logs_dev.checkout.checkout_dir()`, a clear error when there is none).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from sync_logs.checkout import checkout_dir
-from sync_logs.dbt_parse_cache import parse_key, saved_parse_reused
+from sync_logs_dev.checkout import checkout_dir
+from sync_logs_dev.dbt_parse_cache import parse_key, saved_parse_reused
 
 DBT = Path(sys.executable).with_name("dbt")
 

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from sync_logs.generator_catalog import (
+from sync_logs_dev.generator_catalog import (
     ARCHETYPES,
     CANCEL_ERRORS,
     DEFAULT_START,
@@ -40,7 +40,7 @@ from sync_logs.generator_catalog import (
     WAREHOUSES,
     Archetype,
 )
-from sync_logs.generator_files import (
+from sync_logs_dev.generator_files import (
     TIMESTAMP_STYLES,
     canonical_timestamp,
     metadata_document,
@@ -50,8 +50,8 @@ from sync_logs.generator_files import (
     write_json,
     write_parquet,
 )
-from sync_logs.generator_payload import PayloadField, RecordShape
-from sync_logs.generator_sync import (
+from sync_logs_dev.generator_payload import PayloadField, RecordShape
+from sync_logs_dev.generator_sync import (
     BATCH_TYPES,
     OPERATIONS,
     STATUS_KEYS,
@@ -651,7 +651,7 @@ def generate_lake(
 
     bad_items: list[dict] = []
     if bad_inputs:
-        from sync_logs.generator_bad import inject_bad_inputs
+        from sync_logs_dev.generator_bad import inject_bad_inputs
 
         bad_items, extra_bytes = inject_bad_inputs(out, written, seed)
         n_bytes += extra_bytes

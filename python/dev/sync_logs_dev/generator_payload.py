@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from sync_logs.generator_catalog import (
+from sync_logs_dev.generator_catalog import (
     EMAIL_DOMAINS,
     ENTITY_FIELDS,
     FIRST_NAMES,

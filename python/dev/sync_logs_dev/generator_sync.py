@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from sync_logs.generator_catalog import Archetype
-from sync_logs.generator_payload import PayloadField, RecordShape, Rows, hash64
+from sync_logs_dev.generator_catalog import Archetype
+from sync_logs_dev.generator_payload import PayloadField, RecordShape, Rows, hash64
 
 OPERATIONS = ("upsert", "update", "create", "append", "delete", "mirror")
 OP = {name: i for i, name in enumerate(OPERATIONS)}

@@ -1,8 +1,8 @@
-"""`sync-logs demo`: generate a demo lake, build on embedded Spark what a user looks at first
+"""`sync-logs-dev demo`: generate a demo lake, build on embedded Spark what a user looks at first
 and run the data tests on it, summarise, write the report.
 
 The demo runs the sync_logs dbt project of a checkout: `project_dir` (`--project-dir`), by
-default the checkout (`sync_logs.checkout.checkout_dir()`, a clear error when there is none).
+default the checkout (`sync_logs_dev.checkout.checkout_dir()`, a clear error when there is none).
 Its lake, report and dbt target go under <project_dir>/target/ unless given."""
 
 import json
@@ -10,10 +10,10 @@ import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from sync_logs.checkout import checkout_dir
-from sync_logs.dbt_invoke import example_profiles_dir, run_dbt
-from sync_logs.generator import generate_lake
 from sync_logs.spark import local_session
+from sync_logs_dev.checkout import checkout_dir
+from sync_logs_dev.dbt_invoke import example_profiles_dir, run_dbt
+from sync_logs_dev.generator import generate_lake
 
 #: The demo's lake and report, under the project folder.
 DEMO_LAKE = Path("target") / "demo_lake"
@@ -126,7 +126,7 @@ def write_demo_report(lake: Path, out: Path, reference: str | None = None,
         "--project-dir", str(project_dir),
         "--profiles-dir", str(example_profiles_dir(target_dir, project_dir)),
         "--target-path", str(target_dir / "dbt"),
-        "--vars", json.dumps({"raw_root": str(lake)} | (
+        "--vars", json.dumps({"sync_logs_raw_root": str(lake)} | (
             {"sync_logs_reference_time": reference} if reference else {})),
     ])
     return write_report(out, warehouse)
@@ -188,7 +188,7 @@ def run_demo(lake: Path | None = None, records: int = 200_000, seed: int = 7,
     if reference is not None:
         print(f"Freshness reference time (sync_logs_reference_time): {reference} UTC")
     spark = local_session()
-    dbt_vars = {"raw_root": str(lake)} | (
+    dbt_vars = {"sync_logs_raw_root": str(lake)} | (
         {"sync_logs_reference_time": reference} if reference else {})
     run_dbt(["build", "--select", *DEMO_SELECT, "--exclude", *DEMO_EXCLUDE],
             project_dir=project_dir, dbt_vars=dbt_vars)

@@ -32,7 +32,7 @@ def is_sync_logs_project(folder: Path) -> bool:
 
 def checkout_dir() -> Path:
     """The sync_logs checkout: $SYNC_LOGS_PROJECT_DIR if set, else the checkout this module is
-    imported from (an editable install or PYTHONPATH=python), else the current directory when
+    imported from (an editable install or PYTHONPATH=python/dev), else the current directory when
     it is the checkout (an installed package run from the checkout's root, as the Python 3.13
     CI step does). Raises CheckoutNotFound otherwise."""
     named = os.environ.get(PROJECT_DIR_ENV)
@@ -44,7 +44,7 @@ def checkout_dir() -> Path:
                 "(no dbt_project.yml with name: sync_logs there)"
             )
         return folder
-    for folder in (Path(__file__).resolve().parents[2], Path.cwd().resolve()):
+    for folder in (Path(__file__).resolve().parents[3], Path.cwd().resolve()):
         if is_sync_logs_project(folder):
             return folder
     raise CheckoutNotFound(

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-#: The first run time of a generated lake (`sync-logs generate --start`); here, in a module
-#: without third-party imports, so that the CLI shows it without the `demo` extra.
+#: The first run time of a generated lake (`sync-logs-dev generate --start`).
 DEFAULT_START = "2026-10-01T00:00:00Z"
 
 # --- destinations -------------------------------------------------------------------------------

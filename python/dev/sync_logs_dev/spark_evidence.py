@@ -10,7 +10,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sync_logs.services import get_json
+from sync_logs_dev.services import get_json
 
 
 @dataclass

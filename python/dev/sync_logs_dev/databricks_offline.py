@@ -6,7 +6,8 @@ relation up in the catalog (macro `get_uc_tables`). This runner answers exactly 
 catalog question from a fixed picture of the workspace, and nothing else: any other query
 still needs a connection and fails, as it would without one.
 
-    python -m sync_logs.databricks_offline --catalog empty|existing [--manifest PATH] -- <dbt args>
+    python -m sync_logs_dev.databricks_offline --catalog empty|existing [--manifest PATH] \
+        -- <dbt args>
 
 `empty`: the schema holds nothing (a first run; every `is_incremental()` is false).
 `existing`: every model of the manifest exists as a Delta table (an incremental run).

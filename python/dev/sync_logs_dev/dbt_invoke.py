@@ -1,7 +1,7 @@
 """Runs dbt in this process, so that dbt's Python models share the caller's SparkSession.
 
 Repository tooling (demo, tests): the dbt project is an argument; its default is the checkout
-(`sync_logs.checkout.checkout_dir()`, a clear error when there is none)."""
+(`sync_logs_dev.checkout.checkout_dir()`, a clear error when there is none)."""
 
 import json
 import os
@@ -10,9 +10,9 @@ from pathlib import Path
 
 from dbt.cli.main import dbtRunner, dbtRunnerResult
 
-from sync_logs.checkout import checkout_dir
-from sync_logs.dbt_parse_cache import parse_key, saved_parse_reused
-from sync_logs.dbt_subprocess import profiles_dir as example_profiles
+from sync_logs_dev.checkout import checkout_dir
+from sync_logs_dev.dbt_parse_cache import parse_key, saved_parse_reused
+from sync_logs_dev.dbt_subprocess import profiles_dir as example_profiles
 
 
 def example_profiles_dir(target_dir: Path, project_dir: Path | None = None) -> Path:
