@@ -41,14 +41,14 @@ def require(command: str, extra: str, *modules: str) -> None:
             ) from exc
 
 
-def _positive(text: str) -> int:
+def positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
     return value
 
 
-def _non_negative(text: str) -> int:
+def non_negative_int(text: str) -> int:
     value = int(text.replace("_", ""))
     if value < 0:
         raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
@@ -65,9 +65,9 @@ def _add_export_csv(subparsers) -> None:
     )
     p.add_argument("--out", default="rejected_records.csv",
                    help="CSV file to write (default rejected_records.csv)")
-    p.add_argument("--sync-run-id", type=_non_negative, default=None,
+    p.add_argument("--sync-run-id", type=non_negative_int, default=None,
                    help="the run (default: the latest run with rejected or invalid records)")
-    p.add_argument("--limit", type=_positive, default=None,
+    p.add_argument("--limit", type=positive_int, default=None,
                    help="at most this many records (default: var sync_logs_export_limit, 1000)")
     p.add_argument("--project-dir", default=None, help="dbt project (default: dbt's)")
     p.add_argument("--profiles-dir", default=None, help="dbt profiles folder (default: dbt's)")
@@ -121,17 +121,17 @@ def _add_report(subparsers) -> None:
     )
     p.add_argument("--out", default="sync_logs_report.html",
                    help="HTML file to write (default sync_logs_report.html)")
-    p.add_argument("--days", type=_positive, default=90,
+    p.add_argument("--days", type=positive_int, default=90,
                    help="days of history charted, back from the latest run (default 90)")
-    p.add_argument("--max-syncs", type=_positive, default=50,
+    p.add_argument("--max-syncs", type=positive_int, default=50,
                    help="syncs in the per-sync charts, most recently run first (default 50)")
-    p.add_argument("--max-models", type=_positive, default=20,
+    p.add_argument("--max-models", type=positive_int, default=20,
                    help="models in the audience chart, most events first (default 20)")
-    p.add_argument("--top-errors", type=_positive, default=10,
+    p.add_argument("--top-errors", type=positive_int, default=10,
                    help="messages charted over time (default 10)")
-    p.add_argument("--sample-rows", type=_positive, default=200,
+    p.add_argument("--sample-rows", type=positive_int, default=200,
                    help="rows in the record lookup sample (default 200)")
-    p.add_argument("--sample-attempts", type=_positive, default=10,
+    p.add_argument("--sample-attempts", type=positive_int, default=10,
                    help="latest attempts kept per sampled row (default 10)")
     p.add_argument("--title", default="Sync health", help="the page's title")
     _add_dbt_flags(p)
@@ -182,12 +182,12 @@ def _add_notify(subparsers) -> None:
     p.add_argument("--baseline", action="store_true",
                    help="record every pending incident change as sent without posting "
                    "(first setup on a long history)")
-    p.add_argument("--max-messages", type=_positive, default=20,
+    p.add_argument("--max-messages", type=positive_int, default=20,
                    help="at most this many posts per invocation, oldest first; the rest "
                    "wait for the next one (default 20)")
     p.add_argument("--min-interval", type=float, default=1.0,
                    help="seconds between two posts (default 1)")
-    p.add_argument("--retries", type=_non_negative, default=5,
+    p.add_argument("--retries", type=non_negative_int, default=5,
                    help="retries of a post answered 429 or 5xx (default 5)")
     p.add_argument("--timeout", type=float, default=10.0,
                    help="seconds to wait for the webhook's answer (default 10)")

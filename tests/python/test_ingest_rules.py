@@ -11,6 +11,7 @@ import pytest
 from pyspark.sql import functions as F
 
 from handmade_lake import RECORD_SCHEMA
+from record_rows import read_record
 from sync_logs.canonical import changelog as changelog_rules
 from sync_logs.canonical import inspection
 from sync_logs.canonical import objects as object_rules
@@ -177,27 +178,10 @@ RUN_SCHEMA = (
 
 def record(run, identifier, payload, batch_file, status="succeeded"):
     """A record at row 0 of `batch_file`, batch number 1 (`.1` and `.01` name the same)."""
-    row = {
-        "org_id": 1,
-        "sync_id": 10,
-        "sync_run_id": run,
-        "batch_file": batch_file,
-        "batch_type": "records_updated",
-        "batch_number": 1,
-        "row_index": 0,
-        "identifier": identifier,
-        "record_payload": payload,
-        "operation": "upsert",
-        "status": status,
-        "status_message": None,
-        "batch_started_at": None,
-        "batch_ended_at": None,
-        "payload_problem": None,
-        "payload_truncated": False,
-        "timestamp_problem": None,
-        "manifest_version": 1,
-    }
-    return tuple(row[c] for c in record_reading.RECORD_COLUMNS)
+    return read_record(
+        sync_run_id=run, batch_file=batch_file, batch_number=1, identifier=identifier,
+        record_payload=payload, status=status,
+    )
 
 
 def changelog(spark, records, runs):

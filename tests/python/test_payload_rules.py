@@ -11,6 +11,7 @@ import json
 import pytest
 from pyspark.sql import functions as F
 
+from record_rows import read_record
 from sync_logs.canonical import changelog as changelog_rules
 from sync_logs.canonical import payloads as payload_rules
 from sync_logs.canonical import records as record_reading
@@ -28,27 +29,9 @@ def sha(text: str) -> str:
 
 
 def record(index, payload, identifier="a", problem=None):
-    row = {
-        "org_id": 1,
-        "sync_id": 10,
-        "sync_run_id": 100,
-        "batch_file": "records_updated.0.parquet",
-        "batch_type": "records_updated",
-        "batch_number": 0,
-        "row_index": index,
-        "identifier": identifier,
-        "record_payload": payload,
-        "operation": "upsert",
-        "status": "succeeded",
-        "status_message": None,
-        "batch_started_at": None,
-        "batch_ended_at": None,
-        "payload_problem": problem,
-        "payload_truncated": False,
-        "timestamp_problem": None,
-        "manifest_version": 1,
-    }
-    return tuple(row[c] for c in record_reading.RECORD_COLUMNS)
+    return read_record(
+        row_index=index, identifier=identifier, record_payload=payload, payload_problem=problem
+    )
 
 
 def frame(spark, rows):

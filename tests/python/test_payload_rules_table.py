@@ -7,6 +7,7 @@ PostgreSQL) are held to the same table in tests/dbt/test_rule_tables_sql.py."""
 from pyspark.sql import functions as F
 
 from case_tables import PAYLOAD_RULES, expected_fields, read_cases, same_fields
+from record_rows import read_record
 from sync_logs.canonical import payloads as payload_rules
 from sync_logs.canonical import records as record_reading
 
@@ -14,27 +15,7 @@ CASES = read_cases("payload_rules")
 
 
 def record(index: int, payload: str | None) -> tuple:
-    row = {
-        "org_id": 1,
-        "sync_id": 10,
-        "sync_run_id": 100,
-        "batch_file": "records_updated.0.parquet",
-        "batch_type": "records_updated",
-        "batch_number": 0,
-        "row_index": index,
-        "identifier": "a",
-        "record_payload": payload,
-        "operation": "upsert",
-        "status": "succeeded",
-        "status_message": None,
-        "batch_started_at": None,
-        "batch_ended_at": None,
-        "payload_problem": None,
-        "payload_truncated": False,
-        "timestamp_problem": None,
-        "manifest_version": 1,
-    }
-    return tuple(row[c] for c in record_reading.RECORD_COLUMNS)
+    return read_record(row_index=index, record_payload=payload)
 
 
 def test_payload_rules_give_every_expected_row_of_the_table(spark):

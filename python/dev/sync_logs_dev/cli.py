@@ -9,22 +9,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from sync_logs.cli import non_negative_int, positive_int
 from sync_logs_dev.checkout import CheckoutNotFound
 from sync_logs_dev.generator_catalog import DEFAULT_START
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
-    return value
-
-
-def _non_negative(text: str) -> int:
-    value = int(text.replace("_", ""))
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
-    return value
 
 
 def _add_generate(subparsers) -> None:
@@ -35,13 +22,13 @@ def _add_generate(subparsers) -> None:
         "under --out, deterministically for a seed.",
     )
     p.add_argument("--out", required=True, help="lake root to write into")
-    p.add_argument("--syncs", type=_positive, default=20, help="number of syncs (default 20)")
-    p.add_argument("--runs-per-sync", type=_positive, default=30,
+    p.add_argument("--syncs", type=positive_int, default=20, help="number of syncs (default 20)")
+    p.add_argument("--runs-per-sync", type=positive_int, default=30,
                    help="runs of each sync (default 30)")
-    p.add_argument("--records", type=_non_negative, default=1_000_000,
+    p.add_argument("--records", type=non_negative_int, default=1_000_000,
                    help="raw records in all valid record files, exactly (default 1000000)")
     p.add_argument("--seed", type=int, default=7, help="random seed (default 7)")
-    p.add_argument("--orgs", type=_positive, default=None,
+    p.add_argument("--orgs", type=positive_int, default=None,
                    help="number of organizations (default min(3, syncs))")
     p.add_argument("--bad-inputs", action="store_true",
                    help="add every case of the contract's 'Bad input' list on top")
@@ -101,7 +88,7 @@ def _add_demo(subparsers) -> None:
     p.add_argument("--project-dir", default=None,
                    help="the sync_logs checkout whose dbt project the demo builds (default: "
                    "the checkout this package runs from, or the current folder)")
-    p.add_argument("--records", type=_non_negative, default=200_000,
+    p.add_argument("--records", type=non_negative_int, default=200_000,
                    help="raw records of a newly generated lake (default 200000)")
     p.add_argument("--seed", type=int, default=7, help="random seed (default 7)")
     p.set_defaults(func=_cmd_demo)
