@@ -66,7 +66,7 @@ tar -cf - --exclude='*.egg-info' --exclude=__pycache__ \
   | tar -xf - -C "$WORK/src"
 "$UV" venv --quiet --python "$PYTHON" "$VENV"
 # constraints.txt resolves on 3.11 and 3.13 alike (see its header).
-"$UV" pip install --quiet --python "$VENV/bin/python" -c constraints.txt "$WORK/src" pytest
+"$UV" pip install --quiet --python "$VENV/bin/python" -c constraints.txt "$WORK/src[session]" pytest
 "$UV" pip install --quiet --python "$VENV/bin/python" --no-deps "$WORK/src/python/dev"
 "$VENV/bin/python" - <<'EOF'
 import sys

@@ -3,9 +3,11 @@
 Add a subcommand with a `_add_<name>(subparsers)` function that registers its parser and sets
 `func`; `main()` stays as it is.
 
-The commands users run on their warehouse (`export-csv`, `report`, `notify`) need the base
-install only (`report` adds the `report` extra). Each command imports its modules when it runs,
-and a missing extra is an error naming it. The repository's own commands (`generate`, `demo`)
+The commands users run on their warehouse (`export-csv`, `report`, `notify`) read it through
+dbt: they need the `session` extra (or any dbt adapter, which brings dbt-core and PyYAML), and
+`report` adds the `report` extra. The base install is the library that the Python models import
+on a Spark cluster, with no dependency of its own. Each command imports its modules when it
+runs, and a missing extra is an error naming it. The repository's own commands (`generate`, `demo`)
 are `sync-logs-dev`'s (python/dev), not in the users' wheel.
 """
 
@@ -17,8 +19,15 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-#: The third-party modules that only the extras install (`report`: altair, vl_convert).
-OPTIONAL_MODULES = frozenset({"altair", "vl_convert"})
+#: The third-party modules that only the extras install, with the distribution to name.
+OPTIONAL_MODULES = {
+    "altair": "altair",  # `report`
+    "vl_convert": "vl-convert-python",  # `report`
+    "dbt": "dbt-core",  # `session`
+    "yaml": "pyyaml",  # `session`
+}
+#: The modules a command that reads the warehouse through dbt imports (`session`).
+DBT_MODULES = ("yaml", "dbt.cli.main")
 
 
 class MissingExtra(ImportError):
@@ -35,9 +44,12 @@ def require(command: str, extra: str, *modules: str) -> None:
             missing = (exc.name or "").partition(".")[0]
             if missing not in OPTIONAL_MODULES:
                 raise
+            # any dbt adapter brings dbt-core and PyYAML: a Snowflake user needs no Spark
+            hint = " (or your warehouse's dbt adapter beside it)" if extra == "session" else ""
             raise MissingExtra(
-                f"`sync-logs {command}` needs {missing}, which is not installed: install the "
-                f"package with its `{extra}` extra, e.g. pip install 'sync-logs[{extra}]'"
+                f"`sync-logs {command}` needs {OPTIONAL_MODULES[missing]}, which is not "
+                f"installed: install the package with its `{extra}` extra, e.g. "
+                f"pip install 'sync-logs[{extra}]'{hint}"
             ) from exc
 
 
@@ -78,6 +90,7 @@ def _add_export_csv(subparsers) -> None:
 
 
 def _cmd_export_csv(args: argparse.Namespace) -> int:
+    require("export-csv", "session", *DBT_MODULES)
     from sync_logs.export_csv import export_rejected_records
 
     out = Path(args.out)
@@ -139,6 +152,7 @@ def _add_report(subparsers) -> None:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
+    require("report", "session", *DBT_MODULES)
     require("report", "report", "altair", "vl_convert")
     from sync_logs.report import ReportOptions, write_report
 
@@ -204,6 +218,7 @@ def _add_notify(subparsers) -> None:
 
 
 def _cmd_notify(args: argparse.Namespace) -> int:
+    require("notify", "session", *DBT_MODULES)
     from sync_logs.notify import NotifyOptions, notify, read_webhook_url
 
     options = NotifyOptions(

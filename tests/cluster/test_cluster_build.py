@@ -66,7 +66,8 @@ def cluster_build(spark_cluster, lake, spark, warehouse, tmp_path_factory):
                 # the unit tests run in tests/dbt/test_marts_engines, on Spark too
                 ["build", "--exclude", "resource_type:unit_test"],
                 target="cluster", work_dir=work,
-                dbt_vars={"sync_logs_raw_root": lake.as_uri()}, env=env, check=False,
+                dbt_vars={"sync_logs_raw_root": lake.as_uri(), "sync_logs_all_data_tests": True},
+                env=env, check=False,
             )
         local.exception()  # wait; the failure, if any, is raised by `local_build`
     return {"result": result, "work": work, "events": events, "poller": poller,

@@ -13,7 +13,7 @@
   package's version. By default the job dbt-databricks would submit installs nothing from a
   package index; a project's `additional_libs` (the wheel on a Volume) or `packages` with
   `index_url` (a private index) reach the job as given (docs/databricks.md). `make dist` builds
-  that wheel, of dbt_project.yml's version.
+  that wheel, of dbt_project.yml's version, with no dependency outside its extras.
 - The models and the library use only functions and DataFrame methods that exist in Spark 3.5
   (Databricks Runtime 14.3 LTS and later) and in Spark Connect (serverless and shared
   clusters); the library imports nothing outside PySpark, PyArrow and the standard library,
@@ -51,12 +51,15 @@ JVM_ONLY = {"rdd", "sparkContext", "_jvm", "_jdf", "_jsc", "_jsparkSession", "_s
 # Library functions that reach the JVM only where the session has one and lets them: their
 # callers fall back to Spark's own sources without it (the lake's Hadoop listing).
 JVM_GUARDED = {"hadoop_filesystem", "hadoop_listing"}
+# Every data test of the package compiles, not only those a user's build runs by default.
+EVERY_TEST = {"sync_logs_all_data_tests": True}
 
 
 def dbt_databricks(args: list[str], work: Path, catalog: str | None = None):
     if catalog is None:
         try:
-            return run_dbt_subprocess(args, target="databricks", work_dir=work)
+            return run_dbt_subprocess(args, target="databricks", work_dir=work,
+                                      dbt_vars=EVERY_TEST)
         except DbtFailed as error:
             pytest.fail(str(error), pytrace=False)
     # `compile` through the offline runner, in a subprocess of its own.
@@ -66,7 +69,8 @@ def dbt_databricks(args: list[str], work: Path, catalog: str | None = None):
     command = [
         sys.executable, "-m", "sync_logs_dev.databricks_offline", "--catalog", catalog,
         "--manifest", str(work / "dbt" / "manifest.json"), "--",
-        *args, "--target", "databricks", "--project-dir", str(PROJECT_DIR),
+        *args, "--vars", json.dumps(EVERY_TEST),
+        "--target", "databricks", "--project-dir", str(PROJECT_DIR),
         "--profiles-dir", str(work / "profiles"), "--target-path", str(work / f"dbt-{catalog}"),
         "--log-path", str(work / "logs"), "--no-introspect", "--no-populate-cache",
     ]
@@ -306,6 +310,9 @@ def test_make_dist_builds_the_wheel_of_the_package_version(tmp_path):
         names = archive.namelist()
     assert f"\nVersion: {VERSION}\n" in metadata
     assert "sync_logs/canonical/__init__.py" in names
+    # the cluster installs no dependency beside the runtime's PySpark: each is an extra's
+    requires = [line for line in metadata.splitlines() if line.startswith("Requires-Dist:")]
+    assert requires and [line for line in requires if "extra == " not in line] == []
 
 
 def test_python_models_use_spark_35_and_spark_connect_apis():

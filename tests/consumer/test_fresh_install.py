@@ -1,13 +1,14 @@
 """The README's install path, as a new user takes it: a fresh virtualenv, the README's command
-`pip install -c constraints.txt .` in the checkout (no development extras), a new dbt project whose
-packages.yml points at the checkout and whose profile is a small `sparksession` target, then
-`dbt deps` and `dbt build` (of the package's canonical folder) with that virtualenv's own `dbt`,
-in its own process and JVM.
+`pip install -c constraints.txt '.[session]'` in the checkout (no development extras), a new dbt
+project whose packages.yml points at the checkout and whose profile is a small `sparksession`
+target, then `dbt deps` and `dbt build` (of the package's canonical folder) with that
+virtualenv's own `dbt`, in its own process and JVM.
 
-It proves that the package declares what its models need at run time (the mapInArrow models
-need PySpark's Arrow path: pandas, pyarrow, numpy), which the other dbt tests cannot: they run
-in the development virtualenv; and that the user's install holds what users run and none of
-the repository's tooling (python/dev, `sync_logs_dev`). The lake is hand-made below and the
+It proves that the `session` extra declares what the models need at run time (the mapInArrow
+models need PySpark's Arrow path: pandas, pyarrow, numpy), which the other dbt tests cannot:
+they run in the development virtualenv; that the user's install holds what users run and none
+of the repository's tooling (python/dev, `sync_logs_dev`); and that the wheel without an extra,
+as a Spark cluster installs it, brings no dependency. The lake is hand-made below and the
 expected rows are written out next to it.
 
 Costly by nature (an install and a Spark build in a new process), so one install and one build
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -32,7 +34,7 @@ from handmade_lake import at, payload, rec, write_facts, write_run
 from sync_logs.spark import SMALL_DATA_JAVA_OPTIONS, SMALL_DATA_SETTINGS
 
 # The README's command, run in the checkout (README, "Use it in your dbt project").
-README_INSTALL = ["pip", "install", "-c", "constraints.txt", "."]
+README_INSTALL = ["pip", "install", "-c", "constraints.txt", ".[session]"]
 SCHEMA = "fresh"
 TIMEOUT = 900  # seconds per command: a hang fails the test instead of blocking CI
 NAMED = pa.schema([("id", pa.int64()), ("type", pa.string()), ("name", pa.string())])
@@ -76,11 +78,15 @@ def copy_checkout(dest: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def fresh_venv(tmp_path_factory) -> tuple[Path, Path]:
+def checkout_copy(tmp_path_factory) -> Path:
+    return copy_checkout(tmp_path_factory.mktemp("fresh_install") / "sync_logs")
+
+
+@pytest.fixture(scope="module")
+def fresh_venv(checkout_copy) -> tuple[Path, Path]:
     """(checkout, virtualenv): the checkout installed the README's way into a new virtualenv."""
-    base = tmp_path_factory.mktemp("fresh_install")
-    checkout = copy_checkout(base / "sync_logs")
-    venv = base / "venv"
+    checkout = checkout_copy
+    venv = checkout.parent / "venv"
     # The virtualenv of the interpreter behind this one (a venv made from a venv is based on
     # the base interpreter, and sees none of the development packages).
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=TIMEOUT)
@@ -208,7 +214,19 @@ def by(rows: list[dict], *keys: str) -> list[tuple]:
 
 def test_readme_shows_the_install_command_this_test_runs():
     readme = (REPO / "README.md").read_text(encoding="utf-8")
-    assert f"cd path/to/sync_logs && {' '.join(README_INSTALL)}\n" in readme
+    assert f"cd path/to/sync_logs && {shlex.join(README_INSTALL)}\n" in readme
+
+
+def test_wheel_without_an_extra_brings_no_dependency(checkout_copy):
+    """The wheel as a Spark cluster installs it (docs/databricks.md): pip would add nothing
+    beside it, no second PySpark, no dbt, no pyarrow upgrade. A dry run of pip's resolver in a
+    new environment (`--ignore-installed`), read from its JSON report."""
+    report = run([
+        sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--quiet",
+        "--report", "-", "-c", "constraints.txt", ".",
+    ], checkout_copy, isolated_env())
+    names = {item["metadata"]["name"] for item in json.loads(report)["install"]}
+    assert names == {"sync-logs"}
 
 
 def test_readme_install_has_no_development_extras_and_checks(fresh_venv):

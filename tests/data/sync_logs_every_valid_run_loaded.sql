@@ -1,3 +1,6 @@
+-- A regression check of the package's code: with var sync_logs_all_data_tests.
+{{ config(enabled=var('sync_logs_all_data_tests')) }}
+
 -- Nothing lost: every valid run folder of the manifest has its row in sync_runs, and every
 -- run folder that is not loaded is reported in the quarantine (not valid, or valid but gone
 -- from the lake before its load was committed).

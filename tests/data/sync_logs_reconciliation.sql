@@ -1,3 +1,6 @@
+-- A regression check of the package's code: with var sync_logs_all_data_tests.
+{{ config(enabled=var('sync_logs_all_data_tests')) }}
+
 -- Nothing lost, per run: raw records read (parquet footers of the loaded files) equal the
 -- run's changelog rows plus the exact re-deliveries folded into them; and sync_runs'
 -- num_redelivered equals the folded count. Returns the runs where either does not hold.

@@ -94,7 +94,7 @@ def scenario(spark, tmp_path_factory):
 
     incremental = "canon_incr"
     env = {"SYNC_LOGS_SCHEMA": incremental}
-    dbt_vars = {"sync_logs_raw_root": str(raw)}
+    dbt_vars = {"sync_logs_raw_root": str(raw), "sync_logs_all_data_tests": True}
     loaded_per_batch = []
     for number, batch in enumerate(batches):
         for item in batch + (others if number == 0 else []):

@@ -34,7 +34,7 @@ def build(lake, work, schema: str, *args: str) -> None:
     run_dbt(
         [*args] if args else ["run", "--select", "path:models/canonical"],
         target_dir=work / schema,
-        dbt_vars={"sync_logs_raw_root": str(lake)},
+        dbt_vars={"sync_logs_raw_root": str(lake), "sync_logs_all_data_tests": True},
         env={"SYNC_LOGS_SCHEMA": schema},
     )
 

@@ -157,7 +157,7 @@ def lake_build(spark, tmp_path_factory):
     run_dbt(
         ["build", "--select", "path:models/canonical", "path:tests/data"],
         target_dir=base / "t",
-        dbt_vars={"sync_logs_raw_root": str(lake)},
+        dbt_vars={"sync_logs_raw_root": str(lake), "sync_logs_all_data_tests": True},
         env={"SYNC_LOGS_SCHEMA": SCHEMA},
     )
     return lake

@@ -25,7 +25,7 @@ def build(lake, work, schema: str, command: str = "build") -> None:
     run_dbt(
         [command, "--select", "path:models/canonical", "path:tests/data"],
         target_dir=work / schema,
-        dbt_vars={"sync_logs_raw_root": str(lake)},
+        dbt_vars={"sync_logs_raw_root": str(lake), "sync_logs_all_data_tests": True},
         env={"SYNC_LOGS_SCHEMA": schema},
     )
 

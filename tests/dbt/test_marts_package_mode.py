@@ -117,7 +117,8 @@ def package_build(spark, tmp_path_factory):
     write_lake(lake)
     schema = unique_schema("marts_package")
     # the integration project's reference time: the same incidents as test_marts_engines'
-    dbt_vars = {"sync_logs_raw_root": str(lake), "sync_logs_reference_time": "2026-10-09 00:00:00"}
+    dbt_vars = {"sync_logs_raw_root": str(lake), "sync_logs_reference_time": "2026-10-09 00:00:00",
+                "sync_logs_all_data_tests": True}
     # cautious: leave out the tests that also read canonical relations the marts do not need
     # the unit tests run in test_marts_engines, on this engine too
     run_dbt(["build", "--select", "+path:models/marts", "--indirect-selection", "cautious",

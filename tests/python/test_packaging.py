@@ -1,7 +1,8 @@
 """What users install runs without the repository: the runtime imports without the optional
 extras and without the development package, the CLI names the extra a command needs, and the
 demo and test tooling (sync_logs_dev) find the dbt project through an argument (or a checkout),
-never by assuming one."""
+never by assuming one. The wheel alone (no `session` extra, as on a Spark cluster) serves the
+canonical library, and the CLI and the adapter name the extra they need."""
 
 from __future__ import annotations
 
@@ -22,8 +23,8 @@ PYTHON_DIR = Path(__file__).resolve().parents[2] / "python"
 
 # A child interpreter whose import system refuses the `report` extra's modules and the
 # development package's (sync_logs_dev and its numpy, tqdm, psutil, duckdb). numpy is refused to
-# our modules only, since PySpark's `sql` extra (a base dependency) installs it for pandas and
-# pyarrow.
+# our modules only, since PySpark's `sql` extra (in the `session` extra) installs it for pandas
+# and pyarrow.
 BLOCKED_PROBE = r"""
 import json, sys
 
@@ -105,6 +106,94 @@ def test_cli_names_the_extra_a_command_needs(blocked_run):
     assert "`sync-logs report` needs altair" in stderr
     assert "pip install 'sync-logs[report]'" in stderr
     assert list(out.iterdir()) == []  # nothing written before the error
+
+
+# A child interpreter as on a Spark cluster that installed the wheel alone (no `session` extra):
+# PySpark and PyArrow are the runtime's; dbt, PyYAML and the `report` extra are refused.
+SESSIONLESS_PROBE = r"""
+import json, sys
+
+TOP = {"yaml", "dbt_common", "agate", "altair", "vl_convert", "sync_logs_dev"}
+OURS = ("dbt.adapters.sparksession", "dbt.include.sparksession")
+refused = []
+
+
+class Refuse:
+    def find_spec(self, name, path=None, target=None):
+        dbt_not_ours = (name.startswith("dbt.") and not name.startswith(OURS)
+                        and name not in ("dbt.adapters", "dbt.include"))
+        if name.partition(".")[0] in TOP or dbt_not_ours:
+            refused.append(name)
+            raise ModuleNotFoundError(f"No module named {name!r} (refused)", name=name)
+        return None
+
+
+sys.meta_path.insert(0, Refuse())
+
+import importlib, pkgutil
+
+canonical = importlib.import_module("sync_logs.canonical")
+imported = ["sync_logs.canonical"]
+for m in pkgutil.iter_modules(canonical.__path__):
+    importlib.import_module(f"sync_logs.canonical.{m.name}")
+    imported.append(f"sync_logs.canonical.{m.name}")
+
+from sync_logs import cli
+
+exits = {command: cli.main([command, *extra]) for command, extra in [
+    ("export-csv", ["--out", sys.argv[1] + "/r.csv"]),
+    ("report", ["--out", sys.argv[1] + "/r.html"]),
+    ("notify", ["--dry-run"]),
+]}
+print(json.dumps({"imported": imported, "exits": exits, "refused": refused}))
+"""
+
+
+def test_wheel_alone_serves_the_models_and_the_cli_names_the_session_extra(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-c", SESSIONLESS_PROBE, str(tmp_path)],
+        capture_output=True, text=True, timeout=300,
+        env={**os.environ, "PYTHONPATH": str(PYTHON_DIR)}, cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "sync_logs.canonical.payloads" in result["imported"]
+    assert result["exits"] == {"export-csv": 2, "report": 2, "notify": 2}
+    for command in ("export-csv", "report", "notify"):
+        assert f"`sync-logs {command}` needs pyyaml, which is not installed" in done.stderr
+    assert done.stderr.count("pip install 'sync-logs[session]'") == 3
+    assert list(tmp_path.iterdir()) == []  # nothing written before the error
+
+
+ADAPTER_WITHOUT_DBT_SPARK = r"""
+import sys
+
+
+class Refuse:
+    def find_spec(self, name, path=None, target=None):
+        if name.startswith("dbt.adapters.spark.") or name == "dbt.adapters.spark":
+            raise ModuleNotFoundError(f"No module named {name!r} (refused)", name=name)
+        return None
+
+
+sys.meta_path.insert(0, Refuse())
+from dbt.config.profile import Profile
+
+Profile._credentials_from_profile({"type": "sparksession", "schema": "s"}, "p", "t")
+"""
+
+
+def test_adapter_without_dbt_spark_names_the_session_extra():
+    done = subprocess.run(
+        [sys.executable, "-c", ADAPTER_WITHOUT_DBT_SPARK],
+        capture_output=True, text=True, timeout=300,
+        env={**os.environ, "PYTHONPATH": str(PYTHON_DIR)},
+    )
+    assert done.returncode == 1
+    # dbt's invalid-profile error, whose message ends the output
+    error = done.stderr[done.stderr.rindex("dbt.exceptions.DbtProfileError:"):]
+    assert "the sparksession adapter needs dbt.adapters.spark, which is not installed" in error
+    assert error.rstrip().endswith("pip install 'sync-logs[session]'")
 
 
 @pytest.mark.parametrize("command", ["generate", "demo"])

@@ -38,8 +38,9 @@ DEMO_SELECT = [
         "sync_logs__errors", "sync_logs__new_errors", "sync_logs__audience_events",
         "sync_logs__row_operations")),
 ]
-#: The checks a user runs first are the data tests on the public relations it builds (the
-#: canonical tables and the marts). Left to `make test`: the unit tests, the singular
+#: The checks a user's build runs: the data tests on the public relations it builds (the
+#: canonical tables and the marts), by default only those of the lake (var
+#: `sync_logs_all_data_tests` adds the rest). Left to `make test`: the unit tests, the singular
 #: reconciliations, and the tests on the intermediate models, the staging views and the seed.
 DEMO_EXCLUDE = [
     "test_type:unit", "test_type:singular",
