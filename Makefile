@@ -65,4 +65,4 @@ dist:
 	$(PY) -m pip wheel --quiet --no-deps . -w $(DIST)
 
 clean:
-	rm -rf target logs dbt_packages
+	rm -rf target logs dbt_packages build dist
