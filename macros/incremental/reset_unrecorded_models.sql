@@ -6,8 +6,10 @@
     {%- if not execute or flags.WHICH not in ['run', 'build'] or flags.FULL_REFRESH -%}
         {{ return('') }}
     {%- endif -%}
+    {%- set selected = sync_logs.sync_scoped_models()
+        | selectattr('unique_id', 'in', selected_resources) | list -%}
     {%- set state = sync_logs.incremental_state_relation() -%}
-    {%- if state is none -%}
+    {%- if state is none or not selected -%}
         {{ return('') }}
     {%- endif -%}
     {%- set recorded = [] -%}
@@ -15,8 +17,7 @@
     {%- if load_relation(state) is not none -%}
         {%- set recorded = run_query('select distinct model_name from ' ~ state).columns[0].values() | list -%}
     {%- endif -%}
-    {%- for node in sync_logs.sync_scoped_models()
-        if node.unique_id in selected_resources and node.alias not in recorded -%}
+    {%- for node in selected if node.alias not in recorded -%}
         {%- set relation = adapter.get_relation(
             database=node.database, schema=node.schema, identifier=node.alias) -%}
         {%- if relation is not none -%}

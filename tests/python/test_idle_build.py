@@ -8,7 +8,7 @@ import pytest
 from pyspark.sql import functions as F
 
 from handmade_lake import at, write_run
-from sync_logs.canonical import changelog, payloads, runs, snapshot
+from sync_logs.canonical import changelog, lake_root, payloads, runs, snapshot
 from sync_logs.canonical import lake as lake_listing
 from sync_logs.canonical import manifest as manifest_rules
 from sync_logs.canonical.plan import PLANNED_COLUMNS
@@ -104,6 +104,16 @@ def test_manifest_classifies_nothing_when_the_lake_lists_as_before(spark, tmp_pa
     # the listing is not classified: `failing` stands for it
     assert known_empty(manifest_rules.build_manifest(spark, failing, first, stored))
     assert known_empty(manifest_rules.current_manifest(spark, str(tmp_path), first))
+
+
+def test_a_listing_made_on_the_driver_is_checked_and_fingerprinted_there(spark, tmp_path, failing):
+    write_run(tmp_path, 1, 10, 100, at(100))
+    entries = lake_listing.lake_entries(spark, str(tmp_path))
+    listing = lake_listing.list_lake(spark, str(tmp_path), entries)
+    # `failing` stands for the listing: nothing asks Spark
+    lake_root.require_lake(spark, str(tmp_path), failing, None, entries)
+    fingerprint = lake_listing.listing_fingerprint(failing, "sync-logs==1", entries)
+    assert fingerprint == lake_listing.listing_fingerprint(listing, "sync-logs==1")
 
 
 @pytest.mark.parametrize("change", ["new file", "touched", "grown", "hidden file", "rules"])

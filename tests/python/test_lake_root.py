@@ -1,7 +1,7 @@
 """A lake root that is not a lake fails the first model, naming sync_logs_raw_root and the fix;
 an empty run area, and a lake whose runs were all removed, build. Local roots and roots that
 Spark's file source lists (an object store's URI; here a file: URI sent down the same path)
-alike."""
+alike, listed on the driver or, without a JVM, by Spark's binaryFile source."""
 
 import pytest
 
@@ -15,14 +15,16 @@ SET_IT = (
 )
 
 
-@pytest.fixture(params=["local", "object store"])
+@pytest.fixture(params=["local", "object store", "object store without a JVM"])
 def as_uri(request, monkeypatch):
     """How a test names a folder: a plain path, or a file: URI listed and checked by Spark's
-    file source, as an s3a:// or gs:// root is."""
+    file source, as an s3a:// or gs:// root is (without a JVM: as on Spark Connect)."""
     if request.param == "local":
         return str
     for module in (lake, lake_root):
         monkeypatch.setattr(module, "local_folder", lambda location: None)
+    if request.param == "object store without a JVM":
+        monkeypatch.setattr(lake, "hadoop_filesystem", lambda session, location: None)
     return lambda path: path.as_uri()
 
 
@@ -77,7 +79,11 @@ def test_a_raw_root_naming_the_run_area_itself_names_its_parent(spark, tmp_path)
 
 
 def passes(spark, root: str, previous=None) -> bool:
-    lake_root.require_lake(spark, root, lake.list_lake(spark, root), previous)
+    """`require_lake` passes, given the listing's driver entries and, as Spark asks it, not."""
+    entries = lake.lake_entries(spark, root)
+    listing = lake.list_lake(spark, root, entries)
+    lake_root.require_lake(spark, root, listing, previous, entries)
+    lake_root.require_lake(spark, root, listing, previous)
     return True
 
 

@@ -10,6 +10,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -22,17 +23,22 @@ import sys, time
 from dbt.adapters.sparksession.warehouse_lock import WarehouseLock
 lock = WarehouseLock(sys.argv[1])
 lock.acquire(0, "invocation-of-the-child")
-lock.note_jvm(int(sys.argv[3]) if len(sys.argv) > 3 else None)
+lock.note_jvm(int(sys.argv[3]) if len(sys.argv) > 3 else None, len(sys.argv) > 4)
 print("held", flush=True)
 time.sleep(float(sys.argv[2]))
+lock.release()
 """
 
 
-def holder(warehouse: Path, seconds: float, jvm_pid: int | None = None) -> subprocess.Popen:
-    """A child process that takes the lock, then holds it for `seconds` and ends normally."""
+def holder(
+    warehouse: Path, seconds: float, jvm_pid: int | None = None, writes_archive: bool = False
+) -> subprocess.Popen:
+    """A child process that takes the lock, then holds it for `seconds` and ends normally;
+    `writes_archive`: its JVM writes a class archive as it exits."""
     args = [sys.executable, "-c", HOLDER, str(warehouse), str(seconds)]
-    child = subprocess.Popen([*args, *([str(jvm_pid)] if jvm_pid else [])],
-                             stdout=subprocess.PIPE, text=True)
+    args += [str(jvm_pid)] if jvm_pid else []
+    args += ["writes-archive"] if writes_archive else []
+    child = subprocess.Popen(args, stdout=subprocess.PIPE, text=True)
     assert child.stdout.readline().strip() == "held"
     child.stdout.close()  # the child prints nothing more
     return child
@@ -91,6 +97,23 @@ def test_a_killed_holder_is_taken_over_once_its_jvm_is_gone(tmp_path):
     ]
     assert "dbt invocation invocation-of-the-child): its process is gone" in lines[0]
     lock.release()
+
+
+def test_a_taker_waits_for_the_jvm_that_writes_its_class_archive_after_its_build(tmp_path):
+    jvm = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(1.5)"])
+    threading.Thread(target=jvm.wait).start()  # reaped as it ends, as init reaps a real JVM
+    child = holder(tmp_path, 0, jvm_pid=jvm.pid, writes_archive=True)
+    assert child.wait() == 0
+    left = json.loads((tmp_path / LOCK_FILE).read_text())
+    assert (left["jvm_pid"], left["writes_class_archive"], left["ended"]) == (jvm.pid, True, True)
+    lock, lines = taken(tmp_path, 30)
+    assert jvm.poll() == 0  # taken once the JVM had ended
+    assert lines == [
+        f"sync_logs: waiting for the JVM of the previous build (pid {jvm.pid}) to write its "
+        "class archive and end"
+    ]
+    lock.release()
+    assert (tmp_path / LOCK_FILE).read_text() == ""
 
 
 def test_the_lock_is_taken_once_per_process(tmp_path):

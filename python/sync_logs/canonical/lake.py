@@ -7,7 +7,8 @@ the embedded default) is listed with `os.walk` on the driver; any other URI (s3a
 gs://, dbfs:/) with Hadoop's FileSystem API (`listFiles`, recursive) through the session's JVM,
 which gives the same rows for the same lake. Only where the session has no JVM (Spark Connect,
 Databricks shared clusters) is it listed by Spark's `binaryFile` source, which skips hidden names
-and empty files: they are not reported there.
+and empty files: they are not reported there. The rows listed on the driver are kept
+(`lake_entries`): the listing's fingerprint is taken from them without a Spark job.
 
 Folder names must be decimal integers. Two run folders naming the same run (`880117` and
 `0880117`, or `101/9099` and `0101/9099`: the same org, sync and run integers) conflict, and
@@ -18,6 +19,7 @@ sync or org but different runs (`101/9001` and `0101/9099`) do not: each run is 
 import hashlib
 import os
 import re
+from collections.abc import Iterable
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -25,6 +27,7 @@ from pyspark.sql.utils import AnalysisException
 
 RUN_AREA = "sync_tracking_datasets"
 FACT_AREA = "metadata"
+AREAS = (RUN_AREA, FACT_AREA)
 FACT_FILES = ("source_objects.parquet", "destinations.parquet", "destination_objects.parquet")
 # An id folder holds a decimal integer that fits a bigint.
 INTEGER_NAME = r"^[0-9]{1,18}$"
@@ -34,6 +37,9 @@ STRAY_RUN_FILE = "stray file: neither metadata.json nor <batch_type>.<batch_numb
 RAW_LISTING_SCHEMA = "path string, length bigint, modification_ms bigint"
 # A hidden name, by the convention every Spark and Hadoop reader follows.
 HIDDEN_NAME = r"^[_.]"
+# Per area, (path, length, modification ms) of its files as listed on the driver (`lake_entries`);
+# None for an area that only `binary_file_listing` lists.
+LakeEntries = dict[str, list[tuple] | None]
 
 
 def local_folder(location: str) -> str | None:
@@ -118,14 +124,31 @@ def binary_file_listing(session: SparkSession, location: str) -> DataFrame:
     )
 
 
-def list_area(session: SparkSession, raw_root: str, area: str) -> DataFrame:
-    """path/length/modification_time of every file under <raw_root>/<area> (empty if absent)."""
-    location = raw_root.rstrip("/") + "/" + area
+def area_location(raw_root: str, area: str) -> str:
+    return raw_root.rstrip("/") + "/" + area
+
+
+def driver_listing(session: SparkSession, location: str) -> list[tuple] | None:
+    """`local_listing` of `location`, else its `hadoop_listing`; None where neither can list it
+    (a session without a JVM: `binary_file_listing` lists it)."""
     entries = local_listing(location)
     if entries is None:
         entries = hadoop_listing(session, location)
+    return entries
+
+
+def lake_entries(session: SparkSession, raw_root: str) -> LakeEntries:
+    """Per area, its `driver_listing`."""
+    return {area: driver_listing(session, area_location(raw_root, area)) for area in AREAS}
+
+
+def list_area(
+    session: SparkSession, raw_root: str, area: str, entries: list[tuple] | None
+) -> DataFrame:
+    """path/length/modification_time/area of every file under <raw_root>/<area> (empty if
+    absent): its `entries` as listed on the driver, or its `binary_file_listing` when None."""
     if entries is None:
-        listing = binary_file_listing(session, location)
+        listing = binary_file_listing(session, area_location(raw_root, area))
     else:
         listing = session.createDataFrame(entries, RAW_LISTING_SCHEMA)
     return listing.select(
@@ -360,11 +383,15 @@ LAKE_FILE_COLUMNS = [
 ]
 
 
-def list_lake(session: SparkSession, raw_root: str) -> DataFrame:
-    """path/length/modification_time/area of every file of both areas, not classified."""
-    return list_area(session, raw_root, RUN_AREA).unionByName(
-        list_area(session, raw_root, FACT_AREA)
-    )
+def list_lake(
+    session: SparkSession, raw_root: str, entries: LakeEntries | None = None
+) -> DataFrame:
+    """path/length/modification_time/area of every file of both areas, not classified; of the
+    `entries` listed already (`lake_entries`) when given."""
+    if entries is None:
+        entries = lake_entries(session, raw_root)
+    run_files, fact_files = (list_area(session, raw_root, area, entries[area]) for area in AREAS)
+    return run_files.unionByName(fact_files)
 
 
 def lake_files(session: SparkSession, raw_root: str) -> DataFrame:
@@ -372,18 +399,34 @@ def lake_files(session: SparkSession, raw_root: str) -> DataFrame:
     return classify_files(list_lake(session, raw_root)).select(*LAKE_FILE_COLUMNS)
 
 
-def listing_fingerprint(listing: DataFrame, salt: str = "") -> str:
-    """sha256 of every listed file's path, size and modification time (in path order), and of
-    `salt`: equal fingerprints mean the same lake listing, classified by the same rules."""
-    entries = listing.select(
-        F.concat_ws(
-            "|",
-            "path",
-            F.col("length").cast("string"),
-            F.unix_micros("modification_time").cast("string"),
-        ).alias("entry")
-    )
+def driver_entries(
+    entries: LakeEntries | None, areas: tuple[str, ...] = AREAS
+) -> list[tuple] | None:
+    """The `entries` of `areas` in one list; None unless each area was listed on the driver."""
+    if entries is None or any(entries[area] is None for area in areas):
+        return None
+    return [entry for area in areas for entry in entries[area]]
+
+
+def entries_fingerprint(entries: Iterable[tuple], salt: str = "") -> str:
+    """sha256 of `salt` and, per (path, length, modification ms) entry, of a newline and
+    `path|length|modification micros`, in UTF-8 byte order (Spark's string order): equal
+    fingerprints mean the same lake listing, classified by the same rules."""
+    lines = sorted(f"{path}|{length}|{ms * 1000}".encode() for path, length, ms in entries)
     digest = hashlib.sha256(salt.encode())
-    for row in entries.orderBy("entry").toLocalIterator():
-        digest.update(b"\n" + row["entry"].encode())
+    for line in lines:
+        digest.update(b"\n" + line)
     return digest.hexdigest()
+
+
+def listing_fingerprint(
+    listing: DataFrame, salt: str = "", entries: LakeEntries | None = None
+) -> str:
+    """`entries_fingerprint` of a `list_lake` listing: of its `entries` when each area was
+    listed on the driver, else of its rows, collected (a Spark job)."""
+    rows = driver_entries(entries)
+    if rows is None:
+        rows = listing.select(
+            "path", "length", F.unix_millis("modification_time").alias("modification_ms")
+        ).collect()
+    return entries_fingerprint(rows, salt)

@@ -17,7 +17,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql.utils import AnalysisException
 
-from sync_logs.canonical.lake import RUN_AREA, local_folder
+from sync_logs.canonical.lake import AREAS, RUN_AREA, LakeEntries, driver_entries, local_folder
 
 SET_IT = (
     "set var sync_logs_raw_root to the folder or URI of the lake, the one that holds "
@@ -54,17 +54,32 @@ def has_run_folders(manifest: DataFrame | None) -> bool:
     return not manifest.filter(F.col("folder_key").startswith(f"{RUN_AREA}/")).isEmpty()
 
 
+def lists_files(
+    listing: DataFrame, entries: LakeEntries | None, areas: tuple[str, ...] = AREAS
+) -> bool:
+    """Whether the lake `listing` holds files of `areas`: asked of its `entries` where each
+    area was listed on the driver, else of `listing` (a Spark job)."""
+    rows = driver_entries(entries, areas)
+    if rows is None:
+        return not listing.filter(F.col("area").isin(*areas)).isEmpty()
+    return bool(rows)
+
+
 def require_lake(
-    session: SparkSession, root: str, listing: DataFrame, previous: DataFrame | None
+    session: SparkSession,
+    root: str,
+    listing: DataFrame,
+    previous: DataFrame | None,
+    entries: LakeEntries | None = None,
 ) -> None:
     """Raise ValueError, naming sync_logs_raw_root and the fix, unless `root` is a lake: its
-    `listing` (`lake.list_lake`) holds run files, its run area exists (empty: a lake without
-    runs), or the warehouse's manifest (`previous`) holds runs whose folders have all left the
-    lake.
+    `listing` (`lake.list_lake`, of `entries` when given) holds run files, its run area exists
+    (empty: a lake without runs), or the warehouse's manifest (`previous`) holds runs whose
+    folders have all left the lake.
     Tells a root that does not exist (a URI's: nothing listed under it) from one without the
     run area."""
     run_area = f"{root.rstrip('/')}/{RUN_AREA}"
-    if not listing.filter(F.col("area") == RUN_AREA).isEmpty():
+    if lists_files(listing, entries, (RUN_AREA,)):
         return
     if folder_exists(session, run_area) or has_run_folders(previous):
         return
@@ -72,7 +87,7 @@ def require_lake(
     shown = f"'{root}'" + (f" ({local})" if local is not None and local != root else "")
     # A URI's root is known by what is listed under it (an object store has no empty folder):
     # listing it whole would read a bucket that holds more than the lake.
-    if not (os.path.isdir(local) if local is not None else not listing.isEmpty()):
+    if not (os.path.isdir(local) if local is not None else lists_files(listing, entries)):
         raise ValueError(
             f"var sync_logs_raw_root is {shown}, which does not exist where the models run: "
             f"{SET_IT}. A relative path is relative to the folder dbt runs in."

@@ -36,6 +36,7 @@ from sync_logs.canonical.lake import (
     LAKE_FILE_COLUMNS,
     RUN_AREA,
     classify_files,
+    lake_entries,
     list_lake,
     listing_fingerprint,
 )
@@ -286,11 +287,13 @@ def current_manifest(
 ) -> DataFrame:
     """`build_manifest` of the lake at `raw_root` as listed now. `rules` names the library
     version that classifies the listing: a new version classifies an unchanged lake again.
-    Fails, naming sync_logs_raw_root, when the root is not a lake (`lake_root`)."""
+    Fails, naming sync_logs_raw_root, when the root is not a lake (`lake_root`). A listing
+    made on the driver is checked and fingerprinted there, without a Spark job."""
     root = lake_root(raw_root)
-    listing = list_lake(session, root)
-    require_lake(session, root, listing, previous)
-    fingerprint = listing_fingerprint(listing, salt=rules)
+    entries = lake_entries(session, root)
+    listing = list_lake(session, root, entries)
+    require_lake(session, root, listing, previous, entries)
+    fingerprint = listing_fingerprint(listing, salt=rules, entries=entries)
     lake_files = classify_files(listing).select(*LAKE_FILE_COLUMNS)
     return build_manifest(session, lake_files, previous, lake_fingerprint=fingerprint)
 

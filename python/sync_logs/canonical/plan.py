@@ -32,6 +32,8 @@ have the stored plan's fingerprint, when that plan holds no action, keeps the st
 without computing it again.
 """
 
+import hashlib
+
 from pyspark.sql import DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
@@ -112,17 +114,19 @@ def stored_runs(session: SparkSession, relation: str) -> DataFrame:
 def read_uncommitted(session: SparkSession, relation: str, committed: DataFrame) -> DataFrame:
     """Runs whose rows `relation` (`sync_changelog`, read by name) holds though `committed` does
     not hold them, with their start: left by a build that failed before its commit. Usually
-    none, found without reading a row; their start is read from their partitions alone."""
-    keys = stored_runs(session, relation).join(committed.select(*RUN), RUN, "left_anti").collect()
+    none, found without reading a row (the keys compared on the driver); their start is read
+    from their partitions alone."""
+    held = {tuple(row) for row in committed.select(*RUN).collect()}
+    keys = [row for row in stored_runs(session, relation).collect() if tuple(row) not in held]
     if not keys:
         return session.createDataFrame([], UNCOMMITTED_SCHEMA)
-    held = F.lit(False)
+    left = F.lit(False)
     for key in keys:
         run = (F.col("sync_id") == key["sync_id"]) & (F.col("sync_run_id") == key["sync_run_id"])
-        held = held | run
+        left = left | run
     starts = (
         session.table(relation)
-        .filter(held)
+        .filter(left)
         .groupBy(*RUN)
         .agg(F.min("sync_run_started_at").alias("sync_run_started_at"))
         .collect()
@@ -137,38 +141,27 @@ def no_uncommitted(manifest: DataFrame) -> DataFrame:
 def inputs_fingerprint(
     manifest: DataFrame, committed: DataFrame, uncommitted: DataFrame | None = None
 ) -> str:
-    """Count and hash sum of what the plan reads: the manifest's run rows (and whether their
-    folder is in the lake), the committed runs and the uncommitted ones, one query for all."""
+    """Count and hash of what the plan reads: the manifest's run rows (and whether their folder
+    is in the lake), the committed runs and the uncommitted ones, each a few hundred rows
+    collected and hashed on the driver."""
     if uncommitted is None:
         uncommitted = no_uncommitted(manifest)
-    hashed = [
-        manifest.filter(F.col("is_valid").isNotNull()).select(
-            F.lit("manifest").alias("input"),
-            F.xxhash64(
-                *RUN, "sync_run_started_at", "manifest_version", "is_valid", in_lake()
-            ).alias("hash"),
+    started = F.unix_micros("sync_run_started_at")
+    inputs = {
+        "manifest": manifest.filter(F.col("is_valid").isNotNull()).select(
+            *RUN, started, "manifest_version", "is_valid", in_lake()
         ),
-        committed.select(
-            F.lit("committed").alias("input"),
-            F.xxhash64(*RUN, "sync_run_started_at", "manifest_version").alias("hash"),
-        ),
-        uncommitted.select(
-            F.lit("uncommitted").alias("input"),
-            F.xxhash64(*RUN, "sync_run_started_at").alias("hash"),
-        ),
-    ]
-    totals = (
-        hashed[0]
-        .unionByName(hashed[1])
-        .unionByName(hashed[2])
-        .groupBy("input")
-        .agg(
-            F.count(F.lit(1)).alias("rows"),
-            F.sum(F.col("hash").cast("decimal(38,0)")).alias("sum"),
-        )
-        .collect()
-    )
-    return ";".join(sorted(f"{row['input']}:{row['rows']}:{row['sum']}" for row in totals))
+        "committed": committed.select(*RUN, started, "manifest_version"),
+        "uncommitted": uncommitted.select(*RUN, started),
+    }
+    return ";".join(f"{name}:{rows_digest(rows)}" for name, rows in inputs.items())
+
+
+def rows_digest(rows: DataFrame) -> str:
+    """`<count>:<sha256>` of the collected rows, whatever their order."""
+    lines = sorted(repr(tuple(row)) for row in rows.collect())
+    digest = hashlib.sha256("\n".join(lines).encode()).hexdigest()
+    return f"{len(lines)}:{digest}"
 
 
 def current_plan(

@@ -13,6 +13,7 @@ from dbt_common.exceptions import DbtRuntimeError
 from dbt_common.invocation import get_invocation_id
 from pyspark import SparkContext
 
+from dbt.adapters.sparksession.class_archive import use_class_archive, writes_class_archive
 from dbt.adapters.sparksession.warehouse_lock import WarehouseLocked, warehouse_lock
 
 ADAPTER_TYPE = "sparksession"
@@ -27,6 +28,8 @@ os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 class SparkSessionCredentials(SparkCredentials):
     # Seconds to wait for another build that holds an embedded warehouse (0: fail at once).
     lock_wait_seconds: float = 300
+    # The driver JVM starts from an archive of the classes an earlier one loaded (class_archive).
+    jvm_class_archive: bool = True
 
     @classmethod
     def __pre_deserialize__(cls, data: Any) -> Any:
@@ -63,6 +66,8 @@ class SparkSessionConnectionManager(SparkConnectionManager):
                 lock.acquire(credentials.lock_wait_seconds, get_invocation_id(), logger.info)
             except WarehouseLocked as error:
                 raise DbtRuntimeError(str(error)) from None
+        if credentials.jvm_class_archive and SparkContext._active_spark_context is None:
+            use_class_archive(credentials.server_side_parameters)
         connection = super().open(connection)
         # Spark's WARN lines (one per dbt statement) would bury dbt's own output.
         context = SparkContext._active_spark_context
@@ -74,8 +79,15 @@ class SparkSessionConnectionManager(SparkConnectionManager):
         """dbt-spark's; the first statement starts the SparkSession, whose JVM the warehouse
         lock then names."""
         result = super().add_query(*args, **kwargs)
-        warehouse = self.profile.credentials.embedded_warehouse()
+        credentials = self.profile.credentials
+        warehouse = credentials.embedded_warehouse()
         if warehouse is not None:
-            process = getattr(SparkContext._gateway, "proc", None)
-            warehouse_lock(warehouse).note_jvm(getattr(process, "pid", None))
+            jvm_pid = getattr(getattr(SparkContext._gateway, "proc", None), "pid", None)
+            writes = writes_class_archive(credentials.server_side_parameters)
+            if warehouse_lock(warehouse).note_jvm(jvm_pid, writes) and writes:
+                logger.info(
+                    f"sync_logs: this build's JVM (pid {jvm_pid}) writes the class archive of "
+                    "Spark's classes as it exits, once per Java and Spark install: later builds "
+                    "start faster"
+                )
         return result

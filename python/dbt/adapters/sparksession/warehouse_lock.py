@@ -8,9 +8,10 @@ exclusive `flock`) before its SparkSession starts, and holds it until the proces
 file names its holder: host, pid, start time, dbt invocation id, and the pid of the holder's
 JVM, which outlives a killed holder by a moment and holds Derby until it goes.
 
-A holder that ends normally empties the file. A SIGKILLed holder cannot: the kernel releases
-its `flock`, and the next build finds the file still naming it, waits for its JVM to end, and
-says that it took the lock over.
+A holder that ends normally empties the file, unless its JVM writes a class archive as it
+exits (`class_archive`): the file then says so, and the next build waits for that JVM. A
+SIGKILLed holder cannot: the kernel releases its `flock`, and the next build finds the file
+still naming it, waits for its JVM to end, and says that it took the lock over.
 """
 
 from __future__ import annotations
@@ -113,7 +114,12 @@ class WarehouseLock:
                         waiting = True
                     time.sleep(POLL_SECONDS)
             left = read_holder(fd)
-            if left:
+            if left.get("ended"):
+                if pid_alive(left.get("jvm_pid")):
+                    log(f"sync_logs: waiting for the JVM of the previous build (pid "
+                        f"{left.get('jvm_pid')}) to write its class archive and end")
+                self.wait_for_jvm(left, deadline, wait_seconds)
+            elif left:
                 self.wait_for_jvm(left, deadline, wait_seconds)
                 log(f"sync_logs: took over the lock of warehouse {self.path.parent} from a build "
                     f"that ended without releasing it ({describe(left)}): its process is gone")
@@ -153,15 +159,25 @@ class WarehouseLock:
             f"(profile field lock_wait_seconds) to wait longer. Lock file: {self.path}"
         )
 
-    def note_jvm(self, jvm_pid: int | None) -> None:
-        if self.fd is not None and jvm_pid and self.holder.get("jvm_pid") != jvm_pid:
-            self.holder["jvm_pid"] = jvm_pid
-            write_holder(self.fd, self.holder)
+    def note_jvm(self, jvm_pid: int | None, writes_class_archive: bool = False) -> bool:
+        """Names the holder's JVM in the file; returns whether it was not named yet."""
+        if self.fd is None or not jvm_pid or self.holder.get("jvm_pid") == jvm_pid:
+            return False
+        self.holder["jvm_pid"] = jvm_pid
+        if writes_class_archive:
+            self.holder["writes_class_archive"] = True
+        write_holder(self.fd, self.holder)
+        return True
 
     def release(self) -> None:
+        """Empties the file, unless this build's JVM writes its class archive once this process
+        has ended, holding Derby meanwhile: then the next build waits for that JVM."""
         if self.fd is None:
             return
-        os.ftruncate(self.fd, 0)
+        if self.holder.get("writes_class_archive"):
+            write_holder(self.fd, {**self.holder, "ended": True})
+        else:
+            os.ftruncate(self.fd, 0)
         fcntl.flock(self.fd, fcntl.LOCK_UN)
         os.close(self.fd)
         self.fd = None
