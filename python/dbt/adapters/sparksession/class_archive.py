@@ -4,8 +4,9 @@ faster.
 Every build starts a JVM that loads the same 20,000-odd classes of Spark, Hive and Derby. The
 first JVM of a given Java, Spark and classpath writes them to an archive when it exits
 (`-XX:ArchiveClassesAtExit`); later JVMs map it (`-XX:SharedArchiveFile`) and start about
-4 s sooner (bench/results/settings.md). The archive lives in the user's cache folder
-(`$XDG_CACHE_HOME/sync_logs/jvm`, else `~/.cache/sync_logs/jvm`), named by what it must match.
+4 s sooner (bench/results/settings.md, "What a build pays before its first record"). The
+archive lives in the user's cache folder (`$XDG_CACHE_HOME/sync_logs/jvm`, else
+`~/.cache/sync_logs/jvm`), named by what it must match.
 
 Writing takes the exiting JVM half a minute, after dbt has ended: it goes to a file of its own
 (`<name>.<pid>.part`), and a later start adopts it once the JVM's log says it was written. A
