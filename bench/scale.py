@@ -344,11 +344,14 @@ def bench_size(records: int, args: argparse.Namespace, settings: dict | None) ->
     env = {"SYNC_LOGS_WAREHOUSE_DIR": str(work / "warehouse"), "SYNC_LOGS_SCHEMA": SCHEMA}
     dbt_vars = {"sync_logs_raw_root": str(lake)}
     shape = {"syncs": args.syncs, "runs_per_sync": args.runs_per_sync, "seed": args.seed}
+    machine = machine_facts(args.project_dir, args.project_commit)
     result: dict = {
         "records": records,
+        # the code measured, so that every size of scale.md can be told apart
+        "commit": machine["git_commit"],
         "increment_records": args.increment,
         "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "machine": machine_facts(args.project_dir, args.project_commit),
+        "machine": machine,
         "lake_shape": {**shape, "bad_inputs": False},
         "steps": [],
         "dbt_nodes": {},
