@@ -27,18 +27,20 @@ A run's load is committed when `sync_runs`, the last canonical table a build wri
 with its current `manifest_version`.
 
 The plan is a function of the manifest's run rows, the committed runs and the uncommitted runs
-alone: each plan row holds their fingerprint (`inputs_fingerprint`), and a build whose inputs
-have the stored plan's fingerprint, when that plan holds no action, keeps the stored plan
-without computing it again.
+alone, one row per run each: they are collected and the plan is computed on the driver, which
+costs a build far less than Spark's planning of joins and windows over a few hundred rows. Each
+plan row holds their fingerprint (`inputs_fingerprint`), and a build whose inputs have the
+stored plan's fingerprint, when that plan holds no action, keeps the stored plan without
+computing it again.
 """
 
 import hashlib
+from dataclasses import dataclass
 
-from pyspark.sql import DataFrame, SparkSession, Window
+from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from sync_logs.canonical.manifest import in_lake
-from sync_logs.canonical.ordering import run_key
 
 RUN = ["sync_id", "sync_run_id"]
 # The runs a build writes or clears; the plan table adds each committed run's start and version.
@@ -138,30 +140,57 @@ def no_uncommitted(manifest: DataFrame) -> DataFrame:
     return manifest.sparkSession.createDataFrame([], UNCOMMITTED_SCHEMA)
 
 
+@dataclass(frozen=True)
+class PlanInputs:
+    """What the plan reads, collected on the driver (a few hundred rows each; times as
+    microseconds): the manifest's run rows (`sync_id, sync_run_id, started, manifest_version,
+    is_valid, in_lake`), the committed runs (`sync_id, sync_run_id, started,
+    manifest_version`) and the uncommitted ones (`sync_id, sync_run_id, started`)."""
+
+    manifest: list[tuple]
+    committed: list[tuple]
+    uncommitted: list[tuple]
+
+    def fingerprint(self) -> str:
+        """Count and hash of each input, whatever the order of its rows."""
+        return ";".join(
+            f"{name}:{rows_digest(rows)}"
+            for name, rows in (
+                ("manifest", self.manifest),
+                ("committed", self.committed),
+                ("uncommitted", self.uncommitted),
+            )
+        )
+
+
+def rows_digest(rows: list[tuple]) -> str:
+    """`<count>:<sha256>` of `rows`, whatever their order."""
+    lines = sorted(repr(row) for row in rows)
+    digest = hashlib.sha256("\n".join(lines).encode()).hexdigest()
+    return f"{len(lines)}:{digest}"
+
+
+def collect_inputs(
+    manifest: DataFrame, committed: DataFrame, uncommitted: DataFrame | None = None
+) -> PlanInputs:
+    started = F.unix_micros("sync_run_started_at")
+    frames = (
+        manifest.filter(F.col("is_valid").isNotNull()).select(  # run folders
+            *RUN, started, "manifest_version", "is_valid", in_lake()
+        ),
+        committed.select(*RUN, started, "manifest_version"),
+        (uncommitted if uncommitted is not None else no_uncommitted(manifest)).select(
+            *RUN, started
+        ),
+    )
+    return PlanInputs(*[[tuple(row) for row in frame.collect()] for frame in frames])
+
+
 def inputs_fingerprint(
     manifest: DataFrame, committed: DataFrame, uncommitted: DataFrame | None = None
 ) -> str:
-    """Count and hash of what the plan reads: the manifest's run rows (and whether their folder
-    is in the lake), the committed runs and the uncommitted ones, each a few hundred rows
-    collected and hashed on the driver."""
-    if uncommitted is None:
-        uncommitted = no_uncommitted(manifest)
-    started = F.unix_micros("sync_run_started_at")
-    inputs = {
-        "manifest": manifest.filter(F.col("is_valid").isNotNull()).select(
-            *RUN, started, "manifest_version", "is_valid", in_lake()
-        ),
-        "committed": committed.select(*RUN, started, "manifest_version"),
-        "uncommitted": uncommitted.select(*RUN, started),
-    }
-    return ";".join(f"{name}:{rows_digest(rows)}" for name, rows in inputs.items())
-
-
-def rows_digest(rows: DataFrame) -> str:
-    """`<count>:<sha256>` of the collected rows, whatever their order."""
-    lines = sorted(repr(tuple(row)) for row in rows.collect())
-    digest = hashlib.sha256("\n".join(lines).encode()).hexdigest()
-    return f"{len(lines)}:{digest}"
+    """`PlanInputs.fingerprint` of the plan's inputs."""
+    return collect_inputs(manifest, committed, uncommitted).fingerprint()
 
 
 def current_plan(
@@ -173,7 +202,8 @@ def current_plan(
     """`int_sync_logs__build_plan`: `previous` (the table) as it stands when it holds no action
     and was computed from the same inputs (an idle build after an idle build), else the plan
     computed again."""
-    fingerprint = inputs_fingerprint(manifest, committed, uncommitted)
+    inputs = collect_inputs(manifest, committed, uncommitted)
+    fingerprint = inputs.fingerprint()
     if previous is not None and "inputs_fingerprint" in previous.columns:
         stored = previous.agg(
             F.max(F.col("action").isNotNull()).alias("has_actions"),
@@ -181,7 +211,7 @@ def current_plan(
         ).first()
         if stored["has_actions"] is False and stored["inputs_fingerprint"] == fingerprint:
             return previous
-    return build_plan(manifest, committed, fingerprint, uncommitted)
+    return plan_frame(manifest.sparkSession, plan_rows(inputs, fingerprint))
 
 
 def build_plan(
@@ -190,75 +220,91 @@ def build_plan(
     fingerprint: str | None = None,
     uncommitted: DataFrame | None = None,
 ) -> DataFrame:
-    """Each run of the lake, of `committed` or of `uncommitted` once, classified in one pass
-    (one join, one window over the sync) into the actions above."""
-    if uncommitted is None:
-        uncommitted = no_uncommitted(manifest)
-    valid = F.col("is_valid")
-    lake = (
-        manifest.filter(F.col("is_valid").isNotNull())  # run folders
-        .withColumn("present", in_lake())
-        .groupBy(*RUN)
-        .agg(
-            F.max(F.when(valid, F.col("manifest_version"))).alias("valid_version"),
-            F.max(F.when(valid, F.col("sync_run_started_at"))).alias("valid_started"),
-            F.max(F.when(valid, F.col("present"))).alias("valid_present"),
+    """Each run of the lake, of `committed` or of `uncommitted` once, classified into the
+    actions above (`plan_rows`)."""
+    inputs = collect_inputs(manifest, committed, uncommitted)
+    return plan_frame(manifest.sparkSession, plan_rows(inputs, fingerprint))
+
+
+def run_order(started: int | None, sync_run_id: int) -> tuple:
+    """A run's place among its sync's runs (`ordering.run_key`): by start, unknown first, then
+    by run id."""
+    return (started is not None, started or 0, sync_run_id)
+
+
+def plan_rows(inputs: PlanInputs, fingerprint: str | None) -> list[tuple]:
+    """The plan's rows (PLAN_COLUMNS, times as microseconds), each run once."""
+    lake: dict[tuple, list] = {}  # the valid rows' newest version, start, presence
+    for sync_id, run_id, started, version, is_valid, present in inputs.manifest:
+        entry = lake.setdefault((sync_id, run_id), [None, None, None])
+        if is_valid:
+            for index, value in enumerate((version, started, present)):
+                if value is not None and (entry[index] is None or value > entry[index]):
+                    entry[index] = value
+    committed = {(row[0], row[1]): row[2:] for row in inputs.committed}
+    uncommitted = {(row[0], row[1]): row[2] for row in inputs.uncommitted}
+    runs = []
+    cutoffs: dict[int, tuple] = {}
+    for key in {*lake, *committed, *uncommitted}:
+        valid_version, valid_started, valid_present = lake.get(key, (None, None, None))
+        committed_started, committed_version = committed.get(key, (None, None))
+        uncommitted_started = uncommitted.get(key)
+        is_committed = committed_version is not None
+        current = valid_version is not None and valid_version == committed_version
+        is_load = valid_version is not None and bool(valid_present) and not current
+        is_superseded = (is_committed and key in lake and not current) or (
+            uncommitted_started is not None
         )
-        .withColumn("in_manifest", F.lit(True))
-    )
-    kept = committed.select(
-        *RUN,
-        F.col("sync_run_started_at").alias("committed_started_at"),
-        F.col("manifest_version").alias("committed_version"),
-    )
-    left_over = uncommitted.select(
-        *RUN, F.col("sync_run_started_at").alias("uncommitted_started_at")
-    )
-    is_committed = F.col("committed_version").isNotNull()
-    current = F.coalesce(F.col("valid_version") == F.col("committed_version"), F.lit(False))
-    is_load = F.col("valid_version").isNotNull() & F.col("valid_present") & ~current
-    is_superseded = (is_committed & F.col("in_manifest").isNotNull() & ~current) | F.col(
-        "uncommitted_started_at"
-    ).isNotNull()
-    held_started = F.coalesce(F.col("committed_started_at"), F.col("uncommitted_started_at"))
-    held_key = run_key("held_started")
-    runs = (
-        lake.join(kept, RUN, "full")
-        .join(left_over, RUN, "full")
-        .withColumns(
-            {"is_load": is_load, "is_superseded": is_superseded, "held_started": held_started}
+        held_started = (
+            committed_started if committed_started is not None else uncommitted_started
         )
-        .withColumn(
-            "cutoff",
-            F.min(
-                F.least(
-                    F.when(F.col("is_load"), run_key("valid_started")),
-                    F.when(F.col("is_superseded"), held_key),
-                )
-            ).over(Window.partitionBy("sync_id")),
+        for begins, started in ((is_load, valid_started), (is_superseded, held_started)):
+            order = run_order(started, key[1])
+            if begins and (key[0] not in cutoffs or order < cutoffs[key[0]]):
+                cutoffs[key[0]] = order
+        runs.append((key, is_load, is_superseded, valid_started, held_started, is_committed))
+    rows = []
+    for key, is_load, is_superseded, valid_started, held_started, is_committed in runs:
+        cutoff = cutoffs.get(key[0])
+        if is_load:
+            action = "load"
+        elif is_superseded:
+            action = "clear"
+        elif is_committed and cutoff is not None and run_order(held_started, key[1]) >= cutoff:
+            action = "recompute"
+        else:
+            action = None
+        planned = action is not None
+        committed_started, committed_version = committed.get(key, (None, None))
+        rows.append(
+            (
+                *key,
+                (valid_started if is_load else held_started) if planned else None,
+                action,
+                is_superseded if planned else None,
+                cutoff[1] if planned and cutoff[0] else None,
+                cutoff[2] if planned else None,
+                committed_started,
+                committed_version,
+                fingerprint,
+            )
         )
-    )
-    action = (
-        F.when(F.col("is_load"), "load")
-        .when(F.col("is_superseded"), "clear")
-        .when(is_committed & (held_key >= F.col("cutoff")), "recompute")
-    )
-    planned = F.col("action").isNotNull()
-    return (
-        runs.withColumn("action", action)
-        .select(
-            *RUN,
-            F.when(F.col("is_load"), F.col("valid_started"))
-            .when(planned, F.col("held_started"))
-            .alias("sync_run_started_at"),
-            "action",
-            F.when(planned, F.col("is_superseded")).alias("is_superseded"),
-            F.when(planned, F.col("cutoff.sync_run_started_at")).alias("cutoff_started_at"),
-            F.when(planned, F.col("cutoff.sync_run_id")).alias("cutoff_sync_run_id"),
-            "committed_started_at",
-            "committed_version",
-            F.lit(fingerprint).cast("string").alias("inputs_fingerprint"),
-        )
+    return rows
+
+
+PLAN_ROWS_SCHEMA = (
+    "sync_id bigint, sync_run_id bigint, sync_run_started_at bigint, action string, "
+    "is_superseded boolean, cutoff_started_at bigint, cutoff_sync_run_id bigint, "
+    "committed_started_at bigint, committed_version bigint, inputs_fingerprint string"
+)
+PLAN_TIMES = ["sync_run_started_at", "cutoff_started_at", "committed_started_at"]
+
+
+def plan_frame(session: SparkSession, rows: list[tuple]) -> DataFrame:
+    """The plan's rows as a DataFrame of PLAN_COLUMNS, times as timestamps."""
+    frame = session.createDataFrame(rows, PLAN_ROWS_SCHEMA)
+    return frame.withColumns({name: F.timestamp_micros(name) for name in PLAN_TIMES}).select(
+        *PLAN_COLUMNS
     )
 
 
