@@ -23,6 +23,8 @@ import shutil
 import time
 from pathlib import Path
 
+from dbt.adapters.sparksession.warehouse_lock import pid_alive
+
 WRITTEN = "Written dynamic archive"
 # The user's own choice of class data sharing wins.
 USER_CHOICES = ("-Xshare", "SharedArchiveFile", "ArchiveClassesAtExit")
@@ -61,16 +63,6 @@ def archive_name(settings: dict[str, str]) -> str | None:
     for setting in MATCHED_SETTINGS:
         digest.update(f"{setting}={settings.get(setting, '')}".encode() + b"\0")
     return f"spark-driver-{digest.hexdigest()[:16]}"
-
-
-def pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def adopt_written(folder: Path, name: str) -> bool:
