@@ -1,17 +1,24 @@
 {#- Pre-hook of a sync-scoped incremental model: on an incremental build, removes the rows of
-    the syncs it rewrites (`changed_sync_ids`; all rows when every sync is rewritten). On Spark
-    parquet the syncs' partitions are dropped; elsewhere their rows are deleted. -#}
+    what it rewrites (`changed_runs`): the syncs rewritten whole and the new runs of a
+    run-scoped model (none yet, unless a build died after writing them); all rows when
+    everything is rewritten. On Spark parquet the partitions are dropped; elsewhere the rows
+    are deleted. -#}
 {% macro clear_changed_syncs() %}
     {%- if not execute or not is_incremental() -%}
         {{ return('') }}
     {%- endif -%}
-    {%- set ids = sync_logs.changed_sync_ids() -%}
-    {%- if ids is none -%}
+    {%- set changed = sync_logs.changed_runs() -%}
+    {%- if changed is none -%}
         {% do adapter.dispatch('clear_all_syncs', 'sync_logs')(this) %}
     {%- else -%}
         {%- set keys = [] -%}
-        {%- for sync_id in ids -%}
+        {%- for sync_id in changed.syncs -%}
             {%- do keys.append({'sync_id': sync_id}) -%}
+        {%- endfor -%}
+        {%- for sync_id, run_ids in changed.appended_runs | dictsort -%}
+            {%- for sync_run_id in run_ids -%}
+                {%- do keys.append({'sync_id': sync_id, 'sync_run_id': sync_run_id}) -%}
+            {%- endfor -%}
         {%- endfor -%}
         {% do sync_logs.delete_partitions(this, keys) %}
     {%- endif -%}

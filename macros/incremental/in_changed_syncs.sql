@@ -1,14 +1,24 @@
-{#- A predicate on `column` (a sync id) that keeps the syncs this build of a sync-scoped model
-    rewrites (`changed_sync_ids`): every sync in a full build, none in an idle one. -#}
-{% macro in_changed_syncs(column='sync_id') %}
-    {#- the model depends on the fingerprints that `changed_sync_ids` reads -#}
+{#- A predicate that keeps what this build of a sync-scoped model rewrites (`changed_runs`):
+    every sync in a full build (`1 = 1`), none in an idle one (`1 = 0`), else the syncs
+    rewritten whole (`sync_id in (...)`) and, for a run-scoped model, the new runs of the other
+    syncs (`(sync_id = 202 and sync_run_id in (...))`), on the columns `sync_id` and
+    `sync_run_id`. -#}
+{% macro in_changed_syncs() %}
+    {#- the model depends on the fingerprints that `changed_runs` reads -#}
     {%- do ref('int_sync_logs__run_fingerprints') -%}
-    {%- set ids = sync_logs.changed_sync_ids() -%}
-    {%- if ids is none -%}
-        1 = 1
-    {%- elif ids | length == 0 -%}
-        1 = 0
-    {%- else -%}
-        {{ column }} in ({{ ids | join(', ') }})
+    {%- set changed = sync_logs.changed_runs() -%}
+    {%- if changed is none -%}
+        {{ return('1 = 1') }}
     {%- endif -%}
+    {%- set parts = [] -%}
+    {%- if changed.syncs -%}
+        {%- do parts.append('sync_id in (' ~ changed.syncs | join(', ') ~ ')') -%}
+    {%- endif -%}
+    {%- for sync_id, run_ids in changed.appended_runs | dictsort -%}
+        {%- do parts.append('(sync_id = ' ~ sync_id ~ ' and sync_run_id in (' ~ run_ids | join(', ') ~ '))') -%}
+    {%- endfor -%}
+    {%- if not parts -%}
+        {{ return('1 = 0') }}
+    {%- endif -%}
+    {{ return(parts[0] if parts | length == 1 else '(' ~ parts | join(' or ') ~ ')') }}
 {% endmacro %}

@@ -1,8 +1,9 @@
 {#- The error attempts (as in `int_sync_logs__error_attempts`) summed per run, day, destination, message and row: the small per-run
     aggregate every error mart reads instead of the changelog. One row per (sync_id,
     sync_run_id, attempted_on, destination_id, destination, failed_reason, row_key); `row_key`
-    is null for the attempts without an identifier. -#}
-{{ config(**sync_logs.sync_scoped_storage()) }}
+    is null for the attempts without an identifier. Run-scoped: a sync's new runs are written
+    alone (`sync_scoped_storage`). -#}
+{{ config(**sync_logs.sync_scoped_storage(run_scoped=true)) }}
 
 with errors as (
     select

@@ -1,8 +1,9 @@
 {#- One row per (sync, row, run) in which the row was planned: its last valid attempt in that
     run. Invalid attempts (null or duplicated identifiers) are never applied, so they are left
     out; rows without an identifier cannot be followed across runs. Keys and states only: the
-    payload stays in the changelog, found by `log_id`. -#}
-{{ config(**sync_logs.sync_scoped_storage()) }}
+    payload stays in the changelog, found by `log_id`. Run-scoped: a sync's new runs are
+    written alone (`sync_scoped_storage`). -#}
+{{ config(**sync_logs.sync_scoped_storage(run_scoped=true)) }}
 
 with valid_attempts as (
     select

@@ -1,9 +1,12 @@
-{#- One row per run with a fingerprint of all that the sync-scoped incremental models read of
-    it: its `sync_runs` row, the names of its objects, the number of its changelog rows and the
-    latest `logged_at` among them (a load or reload by this package stamps every new or changed
-    row), its sync's snapshot rows (their number and latest attempt), and the settings that
-    shape those models' rows. A run whose fingerprint is new,
-    changed or gone makes its sync's rows be rewritten (`changed_sync_ids`). -#}
+{#- One row per run with two fingerprints of what the sync-scoped incremental models read of
+    it. `run_fingerprint`: its `sync_runs` row, the names of its objects, the number of its
+    changelog rows and the latest `logged_at` among them (a load or reload by this package
+    stamps every new or changed row), and the settings that shape those models' rows: all
+    that a run-scoped model (`sync_logs_run_scoped`, rows of one run each) reads of it.
+    `fingerprint`: the same and its sync's snapshot rows (their number and latest attempt),
+    for the other sync-scoped models. A run whose fingerprint is new, changed or gone makes
+    its sync's rows be rewritten (`changed_runs`), or only its own where the model is
+    run-scoped and the run is new. -#}
 {%- set rules = sync_logs.payload_rules() -%}
 {%- set settings = tojson({
     'payload_fields_to_drop': rules['drop'],
@@ -13,15 +16,18 @@
     'flapping_min_cycles': var('sync_logs_flapping_min_cycles'),
     'flapping_min_changes': var('sync_logs_flapping_min_changes'),
 }) -%}
-{%- set described = ["'" ~ settings | replace("'", "''") ~ "'"] -%}
+{%- set run_described = ["'" ~ settings | replace("'", "''") ~ "'"] -%}
 {%- for part in [
     'runs.started_at', 'runs.finished_at', 'runs.status', 'runs.model_id', 'runs.model_name',
     'runs.destination', 'runs.destination_id', 'runs.destination_object_id', 'runs.source_object_id',
     'source_objects.source_object_type', 'source_objects.source_object_name',
     'destinations.destination_type', 'destinations.destination_name',
     'destination_objects.destination_object_name',
-    'changelog.num_changelog_rows', 'changelog.last_logged_at',
-    'snapshot.num_snapshot_rows', 'snapshot.last_attempted_at'] -%}
+    'changelog.num_changelog_rows', 'changelog.last_logged_at'] -%}
+    {%- do run_described.extend(["'|'", "coalesce(cast(" ~ part ~ " as " ~ dbt.type_string() ~ "), '~')"]) -%}
+{%- endfor %}
+{%- set described = run_described[:] -%}
+{%- for part in ['snapshot.num_snapshot_rows', 'snapshot.last_attempted_at'] -%}
     {%- do described.extend(["'|'", "coalesce(cast(" ~ part ~ " as " ~ dbt.type_string() ~ "), '~')"]) -%}
 {%- endfor %}
 
@@ -63,7 +69,8 @@ snapshot as (
 select
     runs.sync_id,
     runs.sync_run_id,
-    {{ dbt.hash(dbt.concat(described)) }} as fingerprint
+    {{ dbt.hash(dbt.concat(described)) }} as fingerprint,
+    {{ dbt.hash(dbt.concat(run_described)) }} as run_fingerprint
 from runs
 left join changelog
     on runs.sync_id = changelog.sync_id

@@ -31,8 +31,9 @@ COMPARED = MARTS + SYNC_SCOPED["intermediate"]
 RUN = ["run", "--select", "package:sync_logs", "--exclude", "sync_logs__incidents",
        "sync_logs__run_anomalies", "int_sync_logs__run_errors"]
 
-# The sync predicate each step's build must compile into every sync-scoped model: all syncs
-# in the first build, then only those with a new, changed or gone run.
+# The predicate each step's build must compile into every sync-scoped model: all syncs in the
+# first build, then only those with a new, changed or gone run; the run-scoped models write a
+# sync's new runs alone when nothing else of the sync changed.
 PREDICATES = {
     "first": "1 = 1",
     "new_runs": "sync_id in (101)",
@@ -41,7 +42,17 @@ PREDICATES = {
     "pruned": "sync_id in (101, 202)",
     "idle": "1 = 0",
 }
-PREDICATE = re.compile(r"\b1 = [01]\b|\bsync_id in \([0-9, ]+\)")
+RUN_SCOPED = {"int_sync_logs__row_runs", "int_sync_logs__error_rows"}
+RUN_SCOPED_PREDICATES = {
+    **PREDICATES,
+    "new_runs": "(sync_id = 101 and sync_run_id in (1005, 1006))",
+    "late_run": "(sync_id = 202 and sync_run_id in (2001))",
+}
+# A build of the run-scoped models that wrote runs 1005 and 1006 but died before on-run-end
+# recorded them: the next build writes them again, once.
+REPLAYED_RUNS = (1005, 1006)
+PREDICATE = re.compile(
+    r"\b1 = [01]\b|\bsync_id in \([0-9, ]+\)|\(sync_id = \d+ and sync_run_id in \([0-9, ]+\)\)")
 
 
 @dataclass(repr=False)  # a failure prints the test's arguments: keep them short
@@ -49,6 +60,47 @@ class Outcome:
     incremental: dict  # relation -> rows of the incremental schema after the step
     full: dict | None  # relation -> rows of the full refresh of the same input
     predicates: dict  # sync-scoped model -> the sync predicates in its compiled SQL
+
+
+def unrecorded_run_statements(engine: str, schema: str) -> list[str]:
+    """Removes the run-scoped models' record of REPLAYED_RUNS from sync_logs_incremental_state,
+    as if the build that wrote them had died before its on-run-end hook."""
+    state = f"{schema}.sync_logs_incremental_state"
+    forgotten = (f"model_name like '%:by_run' and sync_run_id in "
+                 f"({', '.join(map(str, REPLAYED_RUNS))})")
+    if engine != "spark":
+        return [f"delete from {state} where {forgotten}"]
+    return rewrite_spark_state(state, "sync_id, sync_run_id, fingerprint, model_name", forgotten)
+
+
+def rewrite_spark_state(state: str, columns: str, dropped: str = "false") -> list[str]:
+    """Parquet cannot update or delete: the state's rows but those `dropped`, as `columns`
+    select them, through a copy."""
+    return [
+        f"create table {state}_copy using parquet as select {columns} from {state} "
+        f"where not ({dropped})",
+        f"truncate table {state}",
+        f"insert into table {state} partition (model_name) select * from {state}_copy",
+        f"drop table {state}_copy",
+    ]
+
+
+def older_release_statements(engine: str, schema: str) -> list[str]:
+    """The run-scoped models as the previous release left them: recorded under their bare alias
+    and, on Spark, partitioned by sync_id alone."""
+    state = f"{schema}.sync_logs_incremental_state"
+    if engine != "spark":
+        return [f"update {state} set model_name = replace(model_name, ':by_run', '')"]
+    statements = []
+    for model in sorted(RUN_SCOPED):
+        statements += [
+            f"create table {schema}.{model}_old using parquet partitioned by (sync_id) "
+            f"as select * from {schema}.{model}",
+            f"drop table {schema}.{model}",
+            f"alter table {schema}.{model}_old rename to {schema}.{model}",
+        ]
+    columns = "sync_id, sync_run_id, fingerprint, replace(model_name, ':by_run', '') as model_name"
+    return [*statements, *rewrite_spark_state(state, columns)]
 
 
 def compiled_predicates(build: Build) -> dict:
@@ -94,6 +146,23 @@ def sequence(request, tmp_path_factory):
                 full=full_rows,
                 predicates=compiled_predicates(incremental),
             )
+            if step.name == "new_runs":
+                incremental.execute(*unrecorded_run_statements(engine, incremental.schema))
+                shutil.rmtree(incremental.work / "dbt" / "compiled", ignore_errors=True)
+                incremental.dbt(*RUN)
+                outcomes["replayed"] = Outcome(
+                    incremental={relation: incremental.rows(relation) for relation in COMPARED},
+                    full=full_rows,
+                    predicates=compiled_predicates(incremental),
+                )
+        incremental.execute(*older_release_statements(engine, incremental.schema))
+        shutil.rmtree(incremental.work / "dbt" / "compiled", ignore_errors=True)
+        incremental.dbt(*RUN)
+        outcomes["upgraded"] = Outcome(
+            incremental={relation: incremental.rows(relation) for relation in COMPARED},
+            full=outcomes["idle"].full,
+            predicates=compiled_predicates(incremental),
+        )
         yield outcomes
     finally:
         incremental.drop()
@@ -117,7 +186,29 @@ def test_incremental_marts_equal_a_full_refresh(sequence, step):
 def test_each_build_rewrote_only_the_changed_syncs(sequence):
     for step, expected in PREDICATES.items():
         predicates = sequence[step].predicates
-        assert predicates == {model: {expected} for model in predicates}, f"step {step}"
+        assert predicates == {
+            model: {RUN_SCOPED_PREDICATES[step] if model in RUN_SCOPED else expected}
+            for model in predicates
+        }, f"step {step}"
+
+
+def test_unrecorded_new_runs_are_written_once_more_and_only_once(sequence):
+    outcome = sequence["replayed"]
+    differing = [r for r in COMPARED if outcome.incremental[r] != outcome.full[r]]
+    assert differing == [], f"{differing} differ from a full refresh"
+    replayed = f"(sync_id = 101 and sync_run_id in ({', '.join(map(str, REPLAYED_RUNS))}))"
+    assert outcome.predicates == {
+        model: {replayed if model in RUN_SCOPED else "1 = 0"} for model in outcome.predicates
+    }
+
+
+def test_run_scoped_models_of_an_older_release_are_rebuilt_in_full(sequence):
+    outcome = sequence["upgraded"]
+    differing = [r for r in COMPARED if outcome.incremental[r] != outcome.full[r]]
+    assert differing == [], f"{differing} differ from a full refresh"
+    assert outcome.predicates == {
+        model: {"1 = 1" if model in RUN_SCOPED else "1 = 0"} for model in outcome.predicates
+    }
 
 
 def test_first_build(sequence):

@@ -1,0 +1,68 @@
+{#- What this build of a sync-scoped incremental model rewrites, from the run fingerprints
+    (`int_sync_logs__run_fingerprints`) against those the model's latest completed build
+    recorded (`sync_logs_incremental_state`). None when everything is rewritten (not
+    incremental, or nothing recorded for the model); else a dict:
+    - `syncs`: the sorted ids of the syncs rewritten whole: those with a run whose fingerprint
+      is new, changed or gone (new, late, reloaded, cleared and pruned runs, renamed objects);
+    - `appended_runs`: for a run-scoped model (`sync_logs_run_scoped`: each row belongs to one
+      run and depends on that run alone), the syncs whose only difference is new runs are not
+      rewritten: only those runs are written, `{sync_id: [sync_run_id, ...]}`.
+    One query. -#}
+{% macro changed_runs() %}
+    {%- if not execute or not is_incremental() -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set state = load_relation(sync_logs.incremental_state_relation()) -%}
+    {%- if state is none -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set run_scoped = sync_logs.is_run_scoped(model) -%}
+    {%- set changed -%}
+        with recorded_runs as (
+            select sync_id, sync_run_id, fingerprint
+            from {{ state }}
+            where model_name = '{{ sync_logs.incremental_state_key(model) }}'
+        ),
+
+        current_runs as (
+            select sync_id, sync_run_id, {{ 'run_fingerprint' if run_scoped else 'fingerprint' }} as fingerprint
+            from {{ sync_logs.package_model_relation('int_sync_logs__run_fingerprints') }}
+        ),
+
+        differing_runs as (
+            select
+                coalesce(current_runs.sync_id, recorded_runs.sync_id) as sync_id,
+                current_runs.sync_run_id,
+                case when recorded_runs.sync_run_id is null then 1 else 2 end as kind
+            from current_runs
+            full outer join recorded_runs
+                on current_runs.sync_id = recorded_runs.sync_id
+                and current_runs.sync_run_id = recorded_runs.sync_run_id
+            where current_runs.fingerprint is null
+                or recorded_runs.fingerprint is null
+                or current_runs.fingerprint <> recorded_runs.fingerprint
+        )
+
+        {#- kind 0: the model has a record at all; 1: a new run; 2: a changed or gone run -#}
+        select 0 as kind, count(*) as sync_id, cast(null as {{ dbt.type_bigint() }}) as sync_run_id
+        from recorded_runs
+        union all
+        select kind, sync_id, sync_run_id from differing_runs
+    {%- endset -%}
+    {%- set rows = run_query(changed).rows -%}
+    {%- if rows | selectattr(0, 'equalto', 0) | map(attribute=1) | first == 0 -%}
+        {{ return(none) }}
+    {%- endif -%}
+    {%- set rewritten = [] -%}
+    {%- for row in rows if row[0] == 2 or (row[0] == 1 and not run_scoped) -%}
+        {%- do rewritten.append(row[1] | int) -%}
+    {%- endfor -%}
+    {%- set appended_runs = {} -%}
+    {%- for row in rows if row[0] == 1 and run_scoped and (row[1] | int) not in rewritten -%}
+        {%- do appended_runs.setdefault(row[1] | int, []).append(row[2] | int) -%}
+    {%- endfor -%}
+    {%- for sync_id in appended_runs -%}
+        {%- do appended_runs.update({sync_id: appended_runs[sync_id] | sort | list}) -%}
+    {%- endfor -%}
+    {{ return({'syncs': rewritten | unique | sort | list, 'appended_runs': appended_runs}) }}
+{% endmacro %}
