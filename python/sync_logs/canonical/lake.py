@@ -7,8 +7,15 @@ the embedded default) is listed with `os.walk` on the driver; any other URI (s3a
 gs://, dbfs:/) with Hadoop's FileSystem API (`listFiles`, recursive) through the session's JVM,
 which gives the same rows for the same lake. Only where the session has no JVM (Spark Connect,
 Databricks shared clusters) is it listed by Spark's `binaryFile` source, which skips hidden names
-and empty files: they are not reported there. The rows listed on the driver are kept
-(`lake_entries`): the listing's fingerprint is taken from them without a Spark job.
+and empty files: they are not reported there; its rows are collected (`listed_entries`).
+
+Everything after the listing happens on the driver, in plain Python over its (path, length,
+modification ms) tuples, a few thousand of them: the listing's fingerprint
+(`entries_fingerprint`) and the classification of each file (`classify`: ids, kind, batch,
+problems, folder conflicts, hidden names). Spark gets only a local DataFrame of the result
+(`lake_file_frame`). The rules are the ones Spark applied when it classified the listing, and
+give the same rows: the regexes below are matched as Java's engine matches them (`java_regex`),
+strings compare in UTF-8 byte order, times are whole microseconds.
 
 Folder names must be decimal integers. Two run folders naming the same run (`880117` and
 `0880117`, or `101/9099` and `0101/9099`: the same org, sync and run integers) conflict, and
@@ -20,9 +27,11 @@ import hashlib
 import os
 import re
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
+from pyspark.sql import types as T
 from pyspark.sql.utils import AnalysisException
 
 RUN_AREA = "sync_tracking_datasets"
@@ -45,7 +54,7 @@ LakeEntries = dict[str, list[tuple] | None]
 def local_folder(location: str) -> str | None:
     """The local folder a plain path or a file: URI names; None for any other URI."""
     if location.startswith("file:"):
-        return "/" + location[len("file:"):].lstrip("/")
+        return "/" + location[len("file:") :].lstrip("/")
     if "://" in location or re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", location):
         return None
     return os.path.abspath(location)
@@ -101,9 +110,7 @@ def hadoop_listing(session: SparkSession, location: str) -> list[tuple] | None:
     files = filesystem.listFiles(path, True)
     while files.hasNext():
         status = files.next()
-        entries.append(
-            (status.getPath().toString(), status.getLen(), status.getModificationTime())
-        )
+        entries.append((status.getPath().toString(), status.getLen(), status.getModificationTime()))
     return entries
 
 
@@ -159,228 +166,307 @@ def list_area(
     )
 
 
-def folder_conflicts(files: DataFrame) -> DataFrame:
-    """Per folder named by its texts: the conflict when another folder names the same run.
+def java_regex(pattern: str) -> re.Pattern:
+    """`pattern` compiled to match in Python as Java's regex engine (Spark's `rlike`,
+    `regexp_extract`) matches it: `.` matches no line terminator (\\n, \\r, U+0085, U+2028,
+    U+2029), `$` matches at the end or before a final line terminator. Other constructs of our
+    patterns (`^`, classes, groups, lazy and bounded repeats) mean the same in both."""
+    translated, in_class, escaped = [], False, False
+    for char in pattern:
+        if escaped:
+            translated.append(char)
+            escaped = False
+        elif char == "\\":
+            translated.append(char)
+            escaped = True
+        elif in_class:
+            translated.append(char)
+            in_class = char != "]"
+        elif char == "[":
+            translated.append(char)
+            in_class = True
+        elif char == ".":
+            translated.append(JAVA_DOT)
+        elif char == "$":
+            translated.append(JAVA_END)
+        else:
+            translated.append(char)
+    return re.compile("".join(translated))
 
-    `files` holds area, the *_text and id columns; the result one row per distinct folder
-    triple with `folder_conflict` (null when none). A run folder conflicts when another one
-    names the same org, sync and run integers (`1/44/880117` and `1/44/0880117`, or
+
+# Java's line terminators, which its `.` does not match and before the last of which `$` matches
+# (not between the \r and \n of a final \r\n).
+JAVA_DOT = "[^\n\r\u0085\u2028\u2029]"
+JAVA_END = "(?:\\Z|(?=(?:\r\n|[\r\u0085\u2028\u2029]|(?<!\r)\n)\\Z))"
+INTEGER_PATTERN = java_regex(INTEGER_NAME)
+BATCH_PATTERN = java_regex(BATCH_FILE)
+HIDDEN_PATTERN = java_regex(HIDDEN_NAME)
+RELATIVE_PATTERNS = {area: java_regex(rf"^.*/{area}/(.*)$") for area in AREAS}
+
+
+class LakeFile(NamedTuple):
+    """One listed file, classified (`classify`): the columns of `int_sync_logs__lake_files`,
+    its modification time in microseconds since the epoch (`lake_file_frame` makes it a
+    timestamp)."""
+
+    path: str
+    area: str
+    relative_path: str
+    folder_path: str | None
+    file_name: str
+    depth: int
+    org_id_text: str | None
+    sync_id_text: str | None
+    sync_run_id_text: str | None
+    org_id: int | None
+    sync_id: int | None
+    sync_run_id: int | None
+    file_kind: str
+    batch_type: str | None
+    batch_number: int | None
+    length: int
+    modification_time: int
+    problem: str | None
+    folder_conflict: str | None
+    hidden_depth: int
+    ignored_folder: str | None
+    ignored_name: str | None
+
+
+LAKE_FILE_COLUMNS = list(LakeFile._fields)
+# The columns that are never null (as Spark typed them when it classified the listing).
+NOT_NULL = {"area", "file_kind"}
+# `LakeFile` as Spark holds it, the time as microseconds (`lake_file_frame` converts it).
+LAKE_FILE_TYPE = T.StructType(
+    [
+        T.StructField(name, T.StringType() if kind is str else kind, name not in NOT_NULL)
+        for name, kind in [
+            ("path", str),
+            ("area", str),
+            ("relative_path", str),
+            ("folder_path", str),
+            ("file_name", str),
+            ("depth", T.IntegerType()),
+            ("org_id_text", str),
+            ("sync_id_text", str),
+            ("sync_run_id_text", str),
+            ("org_id", T.LongType()),
+            ("sync_id", T.LongType()),
+            ("sync_run_id", T.LongType()),
+            ("file_kind", str),
+            ("batch_type", str),
+            ("batch_number", T.IntegerType()),
+            ("length", T.LongType()),
+            ("modification_time", T.LongType()),
+            ("problem", str),
+            ("folder_conflict", str),
+            ("hidden_depth", T.IntegerType()),
+            ("ignored_folder", str),
+            ("ignored_name", str),
+        ]
+    ]
+)
+
+
+def search(pattern: re.Pattern, text: str | None) -> re.Match | None:
+    """Spark's `rlike`: a search, not a full match; no match on null."""
+    return None if text is None else pattern.search(text)
+
+
+def extract(pattern: re.Pattern, text: str, group: int) -> str:
+    """Spark's `regexp_extract`: the group of the first match, "" where none."""
+    found = pattern.search(text)
+    return (found.group(group) or "") if found else ""
+
+
+def as_id(text: str | None) -> int | None:
+    """The integer a folder name holds (INTEGER_NAME: at most 18 digits, so it fits a bigint)."""
+    return int(text) if search(INTEGER_PATTERN, text) else None
+
+
+def prefix(text: str, length: int) -> str:
+    """Spark's `substring(text, 1, length)`: "" for a length below 1."""
+    return text[: max(length, 0)]
+
+
+def utf8(text: str) -> bytes:
+    """The sort key of Spark's string order (UTF-8 bytes)."""
+    return text.encode()
+
+
+class NamedPath(NamedTuple):
+    """A listed file and what its path names (`name_path`), its folder conflict not yet known."""
+
+    area: str
+    path: str
+    length: int
+    micros: int
+    relative_path: str
+    parts: list[str]
+    hidden_depth: int
+    # The org, sync and run folder names (null where the path has none) and their integers.
+    texts: tuple[str | None, str | None, str | None]
+    ids: tuple[int | None, int | None, int | None]
+
+
+def name_path(area: str, path: str, length: int, micros: int) -> NamedPath:
+    is_runs = area == RUN_AREA
+    relative = extract(RELATIVE_PATTERNS[RUN_AREA if is_runs else FACT_AREA], path, 1)
+    parts = relative.split("/")
+    depth = len(parts)
+    hidden = [index for index, name in enumerate(parts, 1) if HIDDEN_PATTERN.search(name)]
+    texts = (
+        parts[0] if depth > 1 else None,
+        parts[1] if is_runs and depth > 2 else None,
+        parts[2] if is_runs and depth > 3 else None,
+    )
+    ids = tuple(as_id(text) for text in texts)
+    return NamedPath(
+        area, path, length, micros, relative, parts, hidden[0] if hidden else 0, texts, ids
+    )
+
+
+def folder_conflicts(files: list[NamedPath]) -> dict[tuple, str]:
+    """Per folder named by (area, its org, sync and run texts), the conflict when another
+    folder names the same run; of the `files` that are not hidden. A run folder conflicts when
+    another one names the same org, sync and run integers (`1/44/880117` and `1/44/0880117`, or
     `1/101/9099` and `1/0101/9099`), a fact folder when another one names the same org: the
-    writer's meaning is ambiguous there alone. Folders naming one sync or org but different
-    runs do not conflict.
-    """
-    texts = ["org_id_text", "sync_id_text", "sync_run_id_text"]
-    folders = files.select("area", *texts, "org_id", "sync_id", "sync_run_id").distinct()
-    is_run_folder = (F.col("area") == RUN_AREA) & F.col("sync_run_id").isNotNull()
-    is_fact_folder = (F.col("area") == FACT_AREA) & F.col("org_text_only")
-    named = folders.withColumn(
-        "org_text_only", F.col("sync_id_text").isNull() & F.col("sync_run_id_text").isNull()
-    ).filter(
-        F.col("org_id").isNotNull()
-        & ((is_run_folder & F.col("sync_id").isNotNull()) | is_fact_folder)
-    )
-    ids = ["area", "org_id", "sync_id", "sync_run_id"]
-    name = F.concat_ws("/", *[F.col(text) for text in texts])
-    labels = F.when(
-        F.col("area") == RUN_AREA,
-        F.format_string("org_id %d, sync_id %d, sync_run_id %d", *ids[1:]),
-    ).otherwise(F.format_string("org_id %d", "org_id"))
-    conflicts = (
-        named.groupBy(*[F.col(key) for key in ids])
-        .agg(F.array_sort(F.collect_set(name)).alias("_names"))
-        .filter(F.size("_names") > 1)
-        .select(
-            *ids,
-            F.concat(
-                F.size("_names").cast("string"),
-                F.lit(" folders name "),
-                labels,
-                F.lit(" ('"),
-                F.array_join("_names", "', '"),
-                F.lit("'): neither is loaded"),
-            ).alias("folder_conflict"),
-        )
-    )
-    keys = [F.col(f"folder.{key}").eqNullSafe(F.col(f"conflict.{key}")) for key in ids]
-    return (
-        folders.alias("folder")
-        .join(F.broadcast(conflicts).alias("conflict"), keys, "left")
-        .select(*[F.col(f"folder.{key}") for key in ["area", *texts]], "conflict.folder_conflict")
-    )
+    writer's meaning is ambiguous there alone. Folders naming one sync or org but different runs
+    do not conflict."""
+    folders = {(file.area, file.texts, file.ids) for file in files if not file.hidden_depth}
+    names: dict[tuple, set[str]] = {}
+    for area, (org_text, sync_text, run_text), (org_id, sync_id, run_id) in folders:
+        is_run_folder = area == RUN_AREA and run_id is not None and sync_id is not None
+        is_fact_folder = area == FACT_AREA and sync_text is None and run_text is None
+        if org_id is not None and (is_run_folder or is_fact_folder):
+            name = "/".join(text for text in (org_text, sync_text, run_text) if text is not None)
+            names.setdefault((area, org_id, sync_id, run_id), set()).add(name)
+    conflicts = {}
+    for (area, org_id, sync_id, run_id), found in names.items():
+        if len(found) > 1:
+            label = (
+                f"org_id {org_id}, sync_id {sync_id}, sync_run_id {run_id}"
+                if area == RUN_AREA
+                else f"org_id {org_id}"
+            )
+            shown = "', '".join(sorted(found, key=utf8))
+            conflicts[(area, org_id, sync_id, run_id)] = (
+                f"{len(found)} folders name {label} ('{shown}'): neither is loaded"
+            )
+    return {(area, *texts): conflicts.get((area, *ids)) for area, texts, ids in folders}
 
 
-def classify_files(listing: DataFrame) -> DataFrame:
-    """Parse ids, file kind and problems from the path of every listed file.
+def classify(listing: Iterable[tuple]) -> list[LakeFile]:
+    """Parse ids, file kind and problems from the path of every listed file: `listing` holds
+    (area, path, length, modification micros) per file.
 
     `relative_path` is what follows the last `/<area>/` in the path; in the run area a loadable
     file sits at org/sync/run/file, in the fact area at org/file. A file with a hidden name on
     its path (`hidden_depth`: the position of the first name starting with `_` or `.`) is of
     kind `hidden`: ignored, reported per `ignored_folder` (the folder above that name).
     """
-    relative = F.when(
-        F.col("area") == F.lit(RUN_AREA),
-        F.regexp_extract(F.col("path"), rf"^.*/{RUN_AREA}/(.*)$", 1),
-    ).otherwise(F.regexp_extract(F.col("path"), rf"^.*/{FACT_AREA}/(.*)$", 1))
-    parts = F.split(F.col("relative_path"), "/")
-    depth = F.size(parts)
-    file_name = F.element_at(parts, -1)
-    is_runs = F.col("area") == F.lit(RUN_AREA)
-    expected_depth = F.when(is_runs, F.lit(4)).otherwise(F.lit(2))
-    hidden_depth = F.array_position(F.transform(parts, lambda name: name.rlike(HIDDEN_NAME)), True)
-    area_prefix = F.expr("substring(path, 1, length(path) - length(relative_path) - 1)")
+    named = [name_path(*file) for file in listing]
+    conflicts = folder_conflicts(named)
+    return [classified(file, conflicts.get((file.area, *file.texts))) for file in named]
 
-    def folder(index: int) -> F.Column:
-        return F.when(depth > index, F.element_at(parts, index))
 
-    org_text = folder(1)
-    sync_text = F.when(is_runs, folder(2))
-    run_text = F.when(is_runs, folder(3))
-
-    def as_id(text: F.Column) -> F.Column:
-        return F.when(text.rlike(INTEGER_NAME), text.cast("bigint"))
-
-    batch_match = F.col("file_name").rlike(BATCH_FILE)
-    kind = (
-        F.when(F.col("hidden_depth") > 0, F.lit("hidden"))
-        .when(is_runs & (F.col("file_name") == "metadata.json"), F.lit("run_metadata"))
-        .when(is_runs & batch_match, F.lit("record_batch"))
-        .when(~is_runs & F.col("file_name").isin(*FACT_FILES), F.lit("fact"))
-        .otherwise(F.lit("stray"))
-    )
-
-    def bad_folder(label: str, text: F.Column) -> F.Column:
-        return F.when(
-            text.isNotNull() & ~text.rlike(INTEGER_NAME),
-            F.concat(F.lit(f"{label} folder name is not an integer: '"), text, F.lit("'")),
-        )
-
-    problem = F.when(
-        F.col("file_kind") != "hidden",
-        F.coalesce(
-            F.when(
-                F.col("depth") != F.col("expected_depth"),
-                F.concat(
-                    F.lit("file at the wrong folder depth (expected "),
-                    F.when(
-                        is_runs, F.lit(f"{RUN_AREA}/<org_id>/<sync_id>/<sync_run_id>/<file>")
-                    ).otherwise(F.lit(f"{FACT_AREA}/<org_id>/<file>")),
-                    F.lit(")"),
-                ),
-            ),
-            bad_folder("org_id", F.col("org_id_text")),
-            bad_folder("sync_id", F.col("sync_id_text")),
-            bad_folder("sync_run_id", F.col("sync_run_id_text")),
-            F.when(
-                F.col("file_kind") == "stray",
-                F.when(is_runs, F.lit(STRAY_RUN_FILE)).otherwise(
-                    F.lit("stray file: not one of " + ", ".join(FACT_FILES))
-                ),
-            ),
-            F.col("folder_conflict"),
+def classified(file: NamedPath, folder_conflict: str | None) -> LakeFile:
+    """The `LakeFile` of a file whose path is named, with its folder's conflict (`classify`)."""
+    is_runs = file.area == RUN_AREA
+    parts, hidden_depth = file.parts, file.hidden_depth
+    depth = len(parts)
+    expected_depth = 4 if is_runs else 2
+    file_name = parts[-1]
+    batch = BATCH_PATTERN.search(file_name)
+    if hidden_depth > 0:
+        kind = "hidden"
+    elif is_runs and file_name == "metadata.json":
+        kind = "run_metadata"
+    elif is_runs and batch:
+        kind = "record_batch"
+    elif not is_runs and file_name in FACT_FILES:
+        kind = "fact"
+    else:
+        kind = "stray"
+    number = batch.group(3) if batch and kind == "record_batch" else None
+    area_prefix = prefix(file.path, len(file.path) - len(file.relative_path) - 1)
+    return LakeFile(
+        path=file.path,
+        area=file.area,
+        relative_path=file.relative_path,
+        folder_path=(
+            prefix(file.path, len(file.path) - len(file.relative_path))
+            + "/".join(parts[: expected_depth - 1])
+            if depth == expected_depth
+            else None
         ),
-    )
-    named = (
-        listing.withColumn("relative_path", relative)
-        .withColumn("file_name", file_name)
-        .withColumn("depth", depth)
-        .withColumn("expected_depth", expected_depth)
-        .withColumn("hidden_depth", hidden_depth.cast("int"))
-        .withColumn("org_id_text", org_text)
-        .withColumn("sync_id_text", sync_text)
-        .withColumn("sync_run_id_text", run_text)
-        .withColumn("org_id", as_id(F.col("org_id_text")))
-        .withColumn("sync_id", as_id(F.col("sync_id_text")))
-        .withColumn("sync_run_id", as_id(F.col("sync_run_id_text")))
-    )
-    conflicts = folder_conflicts(named.filter(F.col("hidden_depth") == 0)).alias("conflict")
-    keys = ["area", "org_id_text", "sync_id_text", "sync_run_id_text"]
-    named = (
-        named.alias("file")
-        .join(
-            conflicts,
-            [F.col(f"file.{key}").eqNullSafe(F.col(f"conflict.{key}")) for key in keys],
-            "left",
-        )
-        .select("file.*", "conflict.folder_conflict")
-    )
-    return (
-        named.withColumn("file_kind", kind)
-        .withColumn(
-            "batch_type",
-            F.when(
-                F.col("file_kind") == "record_batch", F.regexp_extract("file_name", BATCH_FILE, 1)
-            ),
-        )
-        .withColumn(
-            "batch_number",
-            F.when(
-                (F.col("file_kind") == "record_batch")
-                & (F.regexp_extract("file_name", BATCH_FILE, 3) != ""),
-                F.regexp_extract("file_name", BATCH_FILE, 3).cast("int"),
-            ),
-        )
-        .withColumn("problem", problem)
-        .withColumn(
-            # The run folder (org folder for fact files) holding a well-placed file, as listed.
-            "folder_path",
-            F.when(
-                F.col("depth") == F.col("expected_depth"),
-                F.concat(
-                    F.expr("substring(path, 1, length(path) - length(relative_path))"),
-                    F.array_join(F.slice(parts, 1, F.col("expected_depth") - 1), "/"),
-                ),
-            ),
-        )
-        .withColumn(
-            # Hidden files: the folder above the first hidden name, and the path below it.
-            "ignored_folder",
-            F.when(F.col("hidden_depth") == 1, area_prefix).when(
-                F.col("hidden_depth") > 1,
-                F.concat(
-                    area_prefix,
-                    F.lit("/"),
-                    F.array_join(F.slice(parts, 1, F.col("hidden_depth") - 1), "/"),
-                ),
-            ),
-        )
-        .withColumn(
-            "ignored_name",
-            F.when(
-                F.col("hidden_depth") > 0,
-                F.array_join(
-                    F.slice(parts, F.col("hidden_depth"), depth - F.col("hidden_depth") + 1),
-                    "/",
-                ),
-            ),
-        )
-        .drop("expected_depth")
+        file_name=file_name,
+        depth=depth,
+        org_id_text=file.texts[0],
+        sync_id_text=file.texts[1],
+        sync_run_id_text=file.texts[2],
+        org_id=file.ids[0],
+        sync_id=file.ids[1],
+        sync_run_id=file.ids[2],
+        file_kind=kind,
+        batch_type=batch.group(1) if kind == "record_batch" else None,
+        batch_number=int(number) if number else None,
+        length=file.length,
+        modification_time=file.micros,
+        problem=(
+            None
+            if kind == "hidden"
+            else problem_of(is_runs, depth, expected_depth, file.texts, kind, folder_conflict)
+        ),
+        folder_conflict=folder_conflict,
+        hidden_depth=hidden_depth,
+        ignored_folder=(
+            area_prefix + "".join("/" + name for name in parts[: hidden_depth - 1])
+            if hidden_depth > 0
+            else None
+        ),
+        ignored_name="/".join(parts[hidden_depth - 1 :]) if hidden_depth > 0 else None,
     )
 
 
-LAKE_FILE_COLUMNS = [
-    "path",
-    "area",
-    "relative_path",
-    "folder_path",
-    "file_name",
-    "depth",
-    "org_id_text",
-    "sync_id_text",
-    "sync_run_id_text",
-    "org_id",
-    "sync_id",
-    "sync_run_id",
-    "file_kind",
-    "batch_type",
-    "batch_number",
-    "length",
-    "modification_time",
-    "problem",
-    "folder_conflict",
-    "hidden_depth",
-    "ignored_folder",
-    "ignored_name",
-]
+def problem_of(
+    is_runs: bool,
+    depth: int,
+    expected_depth: int,
+    texts: tuple[str | None, ...],
+    kind: str,
+    folder_conflict: str | None,
+) -> str | None:
+    """Why a file that is not hidden is not loaded, the first that applies; None when it is."""
+    if depth != expected_depth:
+        expected = (
+            f"{RUN_AREA}/<org_id>/<sync_id>/<sync_run_id>/<file>"
+            if is_runs
+            else f"{FACT_AREA}/<org_id>/<file>"
+        )
+        return f"file at the wrong folder depth (expected {expected})"
+    for label, text in zip(["org_id", "sync_id", "sync_run_id"], texts, strict=True):
+        if text is not None and not INTEGER_PATTERN.search(text):
+            return f"{label} folder name is not an integer: '{text}'"
+    if kind == "stray":
+        return STRAY_RUN_FILE if is_runs else "stray file: not one of " + ", ".join(FACT_FILES)
+    return folder_conflict
+
+
+def lake_file_frame(session: SparkSession, files: list[LakeFile]) -> DataFrame:
+    """`files` as a local DataFrame (`int_sync_logs__lake_files`' columns). Times travel as
+    microseconds: a Python datetime is local wall time, ambiguous where clocks go back."""
+    frame = session.createDataFrame(files, LAKE_FILE_TYPE)
+    return frame.withColumn("modification_time", F.timestamp_micros("modification_time"))
+
+
+def classify_files(listing: DataFrame) -> DataFrame:
+    """`classify` of a listing DataFrame (path, length, modification_time, area), collected: a
+    listing is a few thousand small rows."""
+    rows = listing.select(
+        "area", "path", "length", F.unix_micros("modification_time").alias("micros")
+    ).collect()
+    return lake_file_frame(listing.sparkSession, classify([tuple(row) for row in rows]))
 
 
 def list_lake(
@@ -394,9 +480,37 @@ def list_lake(
     return run_files.unionByName(fact_files)
 
 
+def listed_entries(
+    session: SparkSession, raw_root: str, entries: LakeEntries | None = None
+) -> dict[str, list[tuple]]:
+    """Per area, (path, length, modification ms) of its files: as listed on the driver
+    (`lake_entries`, or the `entries` given), else its `binary_file_listing`, collected (a
+    listing is a few thousand small rows)."""
+    if entries is None:
+        entries = lake_entries(session, raw_root)
+    return {
+        area: (
+            listed
+            if listed is not None
+            else [
+                tuple(row)
+                for row in binary_file_listing(session, area_location(raw_root, area)).collect()
+            ]
+        )
+        for area, listed in entries.items()
+    }
+
+
+def classify_entries(entries: dict[str, list[tuple]]) -> list[LakeFile]:
+    """`classify` of the files `listed_entries` lists."""
+    return classify(
+        (area, path, length, ms * 1000) for area in AREAS for path, length, ms in entries[area]
+    )
+
+
 def lake_files(session: SparkSession, raw_root: str) -> DataFrame:
-    """`int_sync_logs__lake_files`: every file of both areas, classified."""
-    return classify_files(list_lake(session, raw_root)).select(*LAKE_FILE_COLUMNS)
+    """`int_sync_logs__lake_files`: every file of both areas, classified on the driver."""
+    return lake_file_frame(session, classify_entries(listed_entries(session, raw_root)))
 
 
 def driver_entries(

@@ -55,10 +55,11 @@ def has_run_folders(manifest: DataFrame | None) -> bool:
 
 
 def lists_files(
-    listing: DataFrame, entries: LakeEntries | None, areas: tuple[str, ...] = AREAS
+    listing: DataFrame | None, entries: LakeEntries | None, areas: tuple[str, ...] = AREAS
 ) -> bool:
     """Whether the lake `listing` holds files of `areas`: asked of its `entries` where each
-    area was listed on the driver, else of `listing` (a Spark job)."""
+    area was listed on the driver (or collected: `lake.listed_entries`), else of `listing` (a
+    Spark job)."""
     rows = driver_entries(entries, areas)
     if rows is None:
         return not listing.filter(F.col("area").isin(*areas)).isEmpty()
@@ -68,14 +69,14 @@ def lists_files(
 def require_lake(
     session: SparkSession,
     root: str,
-    listing: DataFrame,
+    listing: DataFrame | None,
     previous: DataFrame | None,
     entries: LakeEntries | None = None,
 ) -> None:
     """Raise ValueError, naming sync_logs_raw_root and the fix, unless `root` is a lake: its
-    `listing` (`lake.list_lake`, of `entries` when given) holds run files, its run area exists
-    (empty: a lake without runs), or the warehouse's manifest (`previous`) holds runs whose
-    folders have all left the lake.
+    `listing` (`lake.list_lake`; its `entries` alone when each area is listed there) holds run
+    files, its run area exists (empty: a lake without runs), or the warehouse's manifest
+    (`previous`) holds runs whose folders have all left the lake.
     Tells a root that does not exist (a URI's: nothing listed under it) from one without the
     run area."""
     run_area = f"{root.rstrip('/')}/{RUN_AREA}"

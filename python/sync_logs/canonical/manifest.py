@@ -22,23 +22,38 @@ A run folder whose loadable files changed (`fingerprint`) gets a new `manifest_v
 build's start in microseconds: it grows from build to build): its metadata.json is parsed and
 its record batches are inspected again, and the plan reloads it. Any other run folder keeps its
 version, metadata and inspection.
+
+What happens where: the listing is fingerprinted and classified on the driver (`lake`), and
+grouped into folders there (`list_folders`: fingerprints, files, what a run folder's files
+tell). The stored manifest's keys and fingerprints are collected once (`stored_folders`, a row
+per folder) and what changed, left or is carried is decided on the driver too. Spark does only
+what needs the files or the stored rows: it reads and parses the new runs' metadata.json
+(`metadata`), inspects their record batches (`inspection`), reads changed fact files
+(`objects.read_facts`), and composes the rows to write from local DataFrames of the folders and
+the stored rows they keep (read from their syncs' partitions alone). A cold JVM then plans and
+compiles none of the joins and aggregations of a few thousand listing rows it did before.
 """
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import NamedTuple
 
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
+from pyspark.sql import types as T
 
 from sync_logs.canonical.inspection import RECORD_BATCH, inspect_files
 from sync_logs.canonical.lake import (
+    AREAS,
     FACT_AREA,
     LAKE_FILE_COLUMNS,
+    LAKE_FILE_TYPE,
     RUN_AREA,
-    classify_files,
-    lake_entries,
-    list_lake,
-    listing_fingerprint,
+    LakeFile,
+    classify_entries,
+    entries_fingerprint,
+    listed_entries,
+    utf8,
 )
 from sync_logs.canonical.lake_root import lake_root, require_lake
 from sync_logs.canonical.metadata import parse_metadata, read_metadata_texts
@@ -135,64 +150,124 @@ def in_lake() -> Column:
     return F.exists("files", lambda file: file["file_kind"] != "hidden")
 
 
-def list_folders(lake_files: DataFrame) -> DataFrame:
-    """One row per folder of the listing (`lake.lake_files`): its files, the fingerprint of its
-    listing and, for a run folder, what its loadable files tell (`RUN_LISTING_COLUMNS`)."""
-    in_run = (
-        (F.col("area") == RUN_AREA)
-        & F.col("org_id").isNotNull()
-        & F.col("sync_id").isNotNull()
-        & F.col("sync_run_id").isNotNull()
-        & (F.col("depth") == 4)
-        & (F.col("file_kind") != "hidden")
+# A folder of the listing as `list_folders` finds it: `FOLDER_COLUMNS`, `RUN_LISTING_COLUMNS`
+# (null on a folder that is not a run folder), its files and their fingerprint; times as
+# microseconds (`folder_frame` makes them timestamps).
+FOLDER_TYPE = T.StructType(
+    [
+        T.StructField("folder_key", T.StringType(), False),
+        T.StructField("area", T.StringType(), False),
+        *[T.StructField(name, T.LongType()) for name in RUN_KEY],
+        T.StructField("is_run_folder", T.BooleanType(), False),
+        T.StructField("run_folder", T.StringType()),
+        T.StructField("fingerprint", T.StringType()),
+        T.StructField("metadata_path", T.StringType()),
+        T.StructField("record_file_count", T.LongType()),
+        T.StructField("record_bytes", T.LongType()),
+        T.StructField("last_modified_at", T.LongType()),
+        T.StructField("folder_conflict", T.StringType()),
+        T.StructField("listing_fingerprint", T.StringType()),
+        T.StructField("files", T.ArrayType(LAKE_FILE_TYPE, containsNull=False)),
+    ]
+)
+FOLDER_FIELDS = FOLDER_TYPE.fieldNames()
+
+
+def folder_key_of(area: str, *ids: int | None) -> str:
+    """`folder_key` of a folder: its area and the ids its path names."""
+    return "/".join([area, *["" if value is None else str(value) for value in ids]])
+
+
+def by_bytes(pick, texts: Iterable[str | None]) -> str | None:
+    """Spark's `min` or `max` (`pick`) of strings: in UTF-8 byte order, nulls ignored."""
+    return pick((text for text in texts if text is not None), key=utf8, default=None)
+
+
+def sha256_lines(lines: Iterable[str]) -> str:
+    """Spark's `sha2(array_join(array_sort(lines), "\\n"), 256)`: sorted by UTF-8 bytes."""
+    return hashlib.sha256(b"\n".join(sorted(line.encode() for line in lines))).hexdigest()
+
+
+def entry(name: str, file: LakeFile) -> str:
+    return f"{name}|{file.length}|{file.modification_time}"
+
+
+def struct_order(file: LakeFile) -> tuple:
+    """The order `array_sort` gives structs: field by field, nulls first, strings by bytes."""
+    return tuple(
+        (value is not None, utf8(value) if isinstance(value, str) else value) for value in file
     )
-    batch = in_run & (F.col("file_kind") == "record_batch")
-    loadable = batch | (in_run & (F.col("file_kind") == "run_metadata"))
 
-    def entry(name: str) -> Column:
-        micros = F.unix_micros(F.col("modification_time")).cast("string")
-        return F.concat_ws("|", F.col(name), F.col("length").cast("string"), micros)
 
+def list_folders(files: Iterable[LakeFile]) -> list[dict]:
+    """One row per folder of the classified listing (`lake.classify`): its files, sorted, the
+    fingerprint of its listing and, for a run folder, what its loadable files tell
+    (`RUN_LISTING_COLUMNS`); `FOLDER_FIELDS`, times in microseconds."""
+    groups: dict[tuple, list[LakeFile]] = {}
+    for file in files:
+        ids = (file.org_id, file.sync_id, file.sync_run_id)
+        groups.setdefault((file.area, *ids), []).append(file)
+    return [
+        folder_of(area, ids, listed)
+        for (area, *ids), listed in sorted(
+            groups.items(), key=lambda item: utf8(folder_key_of(*item[0]))
+        )
+    ]
+
+
+def folder_of(area: str, ids: list[int | None], files: list[LakeFile]) -> dict:
+    """`list_folders`' row of one folder."""
+    in_run = [
+        file
+        for file in files
+        if area == RUN_AREA and None not in ids and file.depth == 4 and file.file_kind != "hidden"
+    ]
+    batches = [file for file in in_run if file.file_kind == "record_batch"]
+    loadable = [file for file in in_run if file.file_kind in ("record_batch", "run_metadata")]
     # Two folders naming this run (`880117` and `0880117`, or their sync or org folders): the
     # conflict is part of the fingerprint (the run is parsed again when it appears or goes)
     # and makes the run invalid. Without one, the fingerprint is the loadable files' alone.
-    conflict = F.min(F.when(in_run, F.col("folder_conflict")))
-    folders = (
-        lake_files.withColumn("folder_key", folder_key())
-        .groupBy(*FOLDER_COLUMNS)
-        .agg(
-            F.max(in_run).alias("is_run_folder"),
-            F.min(F.when(in_run, F.col("folder_path"))).alias("run_folder"),
-            F.sha2(
-                F.concat_ws(
-                    "\n",
-                    F.array_join(
-                        F.array_sort(F.collect_list(F.when(loadable, entry("file_name")))), "\n"
-                    ),
-                    conflict,
-                ),
-                256,
-            ).alias("fingerprint"),
-            conflict.alias("folder_conflict"),
-            F.max(F.when(in_run & (F.col("file_kind") == "run_metadata"), F.col("path"))).alias(
-                "metadata_path"
-            ),
-            F.count(F.when(batch, 1)).alias("record_file_count"),
-            F.coalesce(F.sum(F.when(batch, F.col("length"))), F.lit(0))
-            .cast("bigint")
-            .alias("record_bytes"),
-            F.max(F.when(in_run, F.col("modification_time"))).alias("last_modified_at"),
-            F.sha2(F.array_join(F.array_sort(F.collect_list(entry("path"))), "\n"), 256).alias(
-                "listing_fingerprint"
-            ),
-            F.array_sort(F.collect_list(F.struct(*LAKE_FILE_COLUMNS))).alias("files"),
-        )
-    )
-    run_only = {
-        name: F.when(F.col("is_run_folder"), F.col(name))
-        for name in [*RUN_LISTING_COLUMNS, "folder_conflict"]
+    conflict = by_bytes(min, (file.folder_conflict for file in in_run))
+    loadable_lines = sorted(entry(file.file_name, file).encode() for file in loadable)
+    if conflict is not None:  # concat_ws: a null conflict is skipped
+        loadable_lines.append(conflict.encode())
+    fingerprint = b"\n".join(loadable_lines)
+    run_listing = {
+        "run_folder": by_bytes(min, (file.folder_path for file in in_run)),
+        "fingerprint": hashlib.sha256(fingerprint).hexdigest(),
+        "metadata_path": by_bytes(
+            max, (file.path for file in in_run if file.file_kind == "run_metadata")
+        ),
+        "record_file_count": len(batches),
+        "record_bytes": sum(file.length for file in batches),
+        "last_modified_at": max((file.modification_time for file in in_run), default=None),
+        "folder_conflict": conflict,
     }
-    return folders.withColumns(run_only)
+    if not in_run:
+        run_listing = dict.fromkeys(run_listing)
+    return {
+        "folder_key": folder_key_of(area, *ids),
+        "area": area,
+        **dict(zip(RUN_KEY, ids, strict=True)),
+        "is_run_folder": bool(in_run),
+        **run_listing,
+        "listing_fingerprint": sha256_lines(entry(file.path, file) for file in files),
+        "files": sorted(files, key=struct_order),
+    }
+
+
+def folder_frame(session: SparkSession, folders: list[dict]) -> DataFrame:
+    """`folders` (`list_folders`) as a local DataFrame. Times travel as microseconds: a Python
+    datetime is local wall time, ambiguous where clocks go back."""
+    frame = session.createDataFrame(
+        [tuple(folder[name] for name in FOLDER_FIELDS) for folder in folders], FOLDER_TYPE
+    )
+    return frame.withColumns(
+        {
+            "files": F.transform("files", file_time(F.timestamp_micros)),
+            "last_modified_at": F.timestamp_micros("last_modified_at"),
+        }
+    )
 
 
 def record_files_of(session: SparkSession, runs: DataFrame) -> DataFrame:
@@ -246,27 +321,6 @@ def fact_rows_of(session: SparkSession, folders: DataFrame) -> DataFrame:
     )
 
 
-def on_the_driver(session: SparkSession, folders: DataFrame) -> DataFrame:
-    """`folders` computed once and brought to the driver, so that the listing is not classified
-    again for each use of it (a folder row is a few hundred bytes; the files of an unchanged
-    folder stay behind). Times travel as microseconds: a Python datetime is local wall time,
-    ambiguous where clocks go back."""
-    unchanged = F.col("stored_listing").eqNullSafe(F.col("listing_fingerprint"))
-    micros = folders.withColumns(
-        {
-            "files": F.when(~unchanged, F.transform("files", file_time(F.unix_micros))),
-            "last_modified_at": F.unix_micros("last_modified_at"),
-        }
-    )
-    local = session.createDataFrame(micros.collect(), micros.schema)
-    return local.withColumns(
-        {
-            "files": F.transform("files", file_time(F.timestamp_micros)),
-            "last_modified_at": F.timestamp_micros("last_modified_at"),
-        }
-    )
-
-
 def file_time(convert) -> Callable[[Column], Column]:
     def converted(file: Column) -> Column:
         return file.withField("modification_time", convert(file["modification_time"]))
@@ -287,29 +341,72 @@ def current_manifest(
 ) -> DataFrame:
     """`build_manifest` of the lake at `raw_root` as listed now. `rules` names the library
     version that classifies the listing: a new version classifies an unchanged lake again.
-    Fails, naming sync_logs_raw_root, when the root is not a lake (`lake_root`). A listing
-    made on the driver is checked and fingerprinted there, without a Spark job."""
+    Fails, naming sync_logs_raw_root, when the root is not a lake (`lake_root`). The listing is
+    checked, fingerprinted and classified on the driver."""
     root = lake_root(raw_root)
-    entries = lake_entries(session, root)
-    listing = list_lake(session, root, entries)
-    require_lake(session, root, listing, previous, entries)
-    fingerprint = listing_fingerprint(listing, salt=rules, entries=entries)
-    lake_files = classify_files(listing).select(*LAKE_FILE_COLUMNS)
-    return build_manifest(session, lake_files, previous, lake_fingerprint=fingerprint)
+    entries = listed_entries(session, root)
+    require_lake(session, root, None, previous, entries)
+    fingerprint = entries_fingerprint(
+        [entry for area in AREAS for entry in entries[area]], salt=rules
+    )
+    return manifest_rows(session, lambda: classify_entries(entries), previous, fingerprint)
+
+
+class StoredFolder(NamedTuple):
+    """What a build needs of a stored manifest row to tell what changed."""
+
+    listing_fingerprint: str | None
+    fingerprint: str | None
+    is_run: bool
+    sync_id: int | None
+
+
+class Stored(NamedTuple):
+    """The stored manifest, as far as a build decides on it: its folders by folder_key and the
+    `lake_fingerprint` of the rows the latest build wrote (None when there are none, or the
+    table predates the column)."""
+
+    folders: dict[str, StoredFolder]
+    lake_fingerprint: str | None
+
+
+def stored_folders(previous: DataFrame) -> Stored:
+    """`Stored` of the manifest `previous`, collected once (a row per folder, a few hundred
+    bytes each)."""
+    has_lake_fingerprint = "lake_fingerprint" in previous.columns
+    rows = previous.select(
+        "folder_key",
+        "listing_fingerprint",
+        "fingerprint",
+        F.col("is_valid").isNotNull().alias("is_run"),
+        "sync_id",
+        F.unix_micros("listed_at").alias("listed_micros"),
+        (F.col("lake_fingerprint") if has_lake_fingerprint else F.lit(None).cast("string")).alias(
+            "lake_fingerprint"
+        ),
+    ).collect()
+    folders = {row["folder_key"]: StoredFolder(*row[1:5]) for row in rows}
+    # The latest written rows: the greatest listed_at (nulls last, as Spark's descending order).
+    latest = max(
+        rows,
+        key=lambda row: (row["listed_micros"] is not None, row["listed_micros"] or 0),
+        default=None,
+    )
+    fingerprint = latest["lake_fingerprint"] if latest and has_lake_fingerprint else None
+    return Stored(folders, fingerprint)
 
 
 def stored_lake_fingerprint(previous: DataFrame) -> str | None:
     """The `lake_fingerprint` of the rows the latest build wrote; None when there are none (or
     the table predates the column)."""
-    if "lake_fingerprint" not in previous.columns:
-        return None
-    latest = (
-        previous.select("listed_at", "lake_fingerprint")
-        .orderBy(F.col("listed_at").desc())
-        .limit(1)
-        .collect()
-    )
-    return latest[0]["lake_fingerprint"] if latest else None
+    return stored_folders(previous).lake_fingerprint
+
+
+def lake_files_of(lake_files: DataFrame) -> list[LakeFile]:
+    """The rows of a `lake.lake_files` DataFrame, collected, times in microseconds."""
+    times = F.unix_micros("modification_time").alias("modification_time")
+    columns = [times if name == "modification_time" else name for name in LAKE_FILE_COLUMNS]
+    return [LakeFile(*row) for row in lake_files.select(*columns).collect()]
 
 
 def build_manifest(
@@ -318,54 +415,73 @@ def build_manifest(
     previous: DataFrame | None,
     lake_fingerprint: str | None = None,
 ) -> DataFrame:
+    """`manifest_rows` of the classified files `lake_files` (`lake.lake_files`), collected."""
+    return manifest_rows(session, lambda: lake_files_of(lake_files), previous, lake_fingerprint)
+
+
+def stored_rows(previous: DataFrame, keys: dict[str, int | None]) -> DataFrame:
+    """The rows of `previous` whose folder_key is among `keys` (folder_key: its sync_id), read
+    from their syncs' partitions alone."""
+    syncs = set(keys.values())
+    in_syncs = F.col("sync_id").isin(sorted(sync for sync in syncs if sync is not None))
+    if None in syncs:
+        in_syncs = in_syncs | F.col("sync_id").isNull()
+    return previous.filter(in_syncs & F.col("folder_key").isin(sorted(keys)))
+
+
+def manifest_rows(
+    session: SparkSession,
+    classified: Callable[[], list[LakeFile]],
+    previous: DataFrame | None,
+    lake_fingerprint: str | None = None,
+) -> DataFrame:
     """Rows to write: the folders whose listing changed (or that left the lake), and the other
-    rows of the syncs they belong to; none when no folder changed. `lake_fingerprint`: of the
-    listing that `lake_files` classifies (`lake.listing_fingerprint`), taken before it; when the
-    latest written rows hold the same, nothing is classified."""
+    rows of the syncs they belong to; none when no folder changed. `classified` gives the
+    classified files of the listing; `lake_fingerprint`: the fingerprint of that listing
+    (`lake.entries_fingerprint`), taken before it; when the latest written rows hold the same,
+    nothing is classified.
+
+    What changed is decided on the driver, from the stored rows' keys and fingerprints
+    (`stored_folders`) and the folders of the listing (`list_folders`); Spark reads and parses
+    the new runs' metadata.json, inspects their record batches, reads changed fact files, and
+    composes the rows from local DataFrames and the stored rows they carry."""
+    stored = Stored({}, None) if previous is None else stored_folders(previous)
     if previous is not None:
         nothing = previous.limit(0)
-        if lake_fingerprint is not None and stored_lake_fingerprint(previous) == lake_fingerprint:
+        if lake_fingerprint is not None and stored.lake_fingerprint == lake_fingerprint:
             return nothing
-    listed = list_folders(lake_files)
-    if previous is None:
-        listed = listed.withColumns(
-            {
-                "stored_listing": F.lit(None).cast("string"),
-                "stored_fingerprint": F.lit(None).cast("string"),
-                "stored_run": F.lit(False),
-            }
-        )
-    else:
-        stored = previous.select(
-            "folder_key",
-            F.col("listing_fingerprint").alias("stored_listing"),
-            F.col("fingerprint").alias("stored_fingerprint"),
-            F.col("is_valid").isNotNull().alias("stored_run"),
-        )
-        listed = listed.join(stored, "folder_key", "left").withColumn(
-            "stored_run", F.coalesce(F.col("stored_run"), F.lit(False))
-        )
-    listed = on_the_driver(session, listed)
-    changed = listed.filter(~F.col("stored_listing").eqNullSafe(F.col("listing_fingerprint")))
-    if previous is not None:
-        left = previous.filter(F.col("listing_fingerprint") != EMPTY_LISTING).join(
-            listed.select("folder_key"), "folder_key", "left_anti"
-        )
-        written = changed.select("folder_key", "sync_id").unionByName(
-            left.select("folder_key", "sync_id")
-        )
-        if not written.limit(1).collect():  # nothing new: the build writes nothing
-            return nothing
+    listed = list_folders(classified())
+    unknown = StoredFolder(None, None, False, None)
+    changed = [
+        folder
+        for folder in listed
+        if stored.folders.get(folder["folder_key"], unknown).listing_fingerprint
+        != folder["listing_fingerprint"]
+    ]
+    listed_keys = {folder["folder_key"] for folder in listed}
+    left = {
+        key: row.sync_id
+        for key, row in stored.folders.items()
+        if row.listing_fingerprint not in (None, EMPTY_LISTING) and key not in listed_keys
+    }
+    written = {folder["folder_key"]: folder["sync_id"] for folder in changed} | left
+    if previous is not None and not written:  # nothing new: the build writes nothing
+        return nothing
+
+    def is_new_version(folder: dict) -> bool:
+        stored_fingerprint = stored.folders.get(folder["folder_key"], unknown).fingerprint
+        return folder["is_run_folder"] and stored_fingerprint != folder["fingerprint"]
+
+    def is_stored_run(folder: dict) -> bool:
+        return stored.folders.get(folder["folder_key"], unknown).is_run
 
     now = F.current_timestamp()
     fingerprint = F.lit(lake_fingerprint).cast("string")
-    is_new_version = F.col("is_run_folder") & ~F.col("stored_fingerprint").eqNullSafe(
-        F.col("fingerprint")
-    )
 
     # Runs whose loadable files are new or changed: parsed, and inspected when valid.
-    new = changed.filter(is_new_version)
-    paths = [row["metadata_path"] for row in new.select("metadata_path").collect()]
+    new_folders = [folder for folder in changed if is_new_version(folder)]
+    new = folder_frame(session, new_folders)
+    paths = [folder["metadata_path"] for folder in new_folders]
     texts = read_metadata_texts(session, [path for path in paths if path is not None])
     parsed = parse_metadata(new.join(texts, "metadata_path", "left")).withColumns(
         {
@@ -390,30 +506,44 @@ def build_manifest(
     )
 
     # Other folders: their listing, and the rows of their fact files.
-    others = changed.filter(~is_new_version & ~F.col("stored_run"))
-    folders = (
-        others.join(fact_rows_of(session, others), "folder_key", "left")
-        .select(
-            *FOLDER_COLUMNS,
-            *RUN_LISTING_COLUMNS,
-            *typed_nulls(VERSION_COLUMNS, versions),
-            "listing_fingerprint",
-            "files",
-            F.col("fact_rows").cast(FACT_ROWS_TYPE),
-            now.alias("listed_at"),
-            fingerprint.alias("lake_fingerprint"),
-        )
-        .select(*OUTPUT_COLUMNS)
+    other_folders = [
+        folder for folder in changed if not is_new_version(folder) and not is_stored_run(folder)
+    ]
+    others = folder_frame(session, other_folders)
+    has_facts = any(
+        file.file_kind == "fact" and file.problem is None
+        for folder in other_folders
+        if folder["area"] == FACT_AREA
+        for file in folder["files"]
     )
+    if has_facts:
+        others = others.join(fact_rows_of(session, others), "folder_key", "left")
+    else:
+        others = others.withColumn("fact_rows", F.lit(None).cast(FACT_ROWS_TYPE))
+    folders = others.select(
+        *FOLDER_COLUMNS,
+        *RUN_LISTING_COLUMNS,
+        *typed_nulls(VERSION_COLUMNS, versions),
+        "listing_fingerprint",
+        "files",
+        F.col("fact_rows").cast(FACT_ROWS_TYPE),
+        now.alias("listed_at"),
+        fingerprint.alias("lake_fingerprint"),
+    ).select(*OUTPUT_COLUMNS)
     rows = versions.unionByName(folders)
     if previous is None:
         return rows
 
     # Runs whose loadable files did not change: the new listing, the stored version (a run
     # whose files all left keeps its row as it was).
-    stored_versions = previous.select("folder_key", *RUN_LISTING_COLUMNS, *VERSION_COLUMNS)
+    carried_folders = [
+        folder for folder in changed if not is_new_version(folder) and is_stored_run(folder)
+    ]
+    stored_versions = stored_rows(
+        previous, {folder["folder_key"]: folder["sync_id"] for folder in carried_folders}
+    ).select("folder_key", *RUN_LISTING_COLUMNS, *VERSION_COLUMNS)
     carried = (
-        changed.filter(~is_new_version & F.col("stored_run"))
+        folder_frame(session, carried_folders)
         .select(
             *FOLDER_COLUMNS,
             "is_run_folder",
@@ -424,9 +554,7 @@ def build_manifest(
         .join(stored_versions, "folder_key")
         .withColumns(
             {
-                name: F.when(F.col("is_run_folder"), F.col(f"listed_{name}")).otherwise(
-                    F.col(name)
-                )
+                name: F.when(F.col("is_run_folder"), F.col(f"listed_{name}")).otherwise(F.col(name))
                 for name in RUN_LISTING_COLUMNS
             }
         )
@@ -440,22 +568,30 @@ def build_manifest(
         .select(*OUTPUT_COLUMNS)
     )
     # Folders that left the lake: no file any more, the rest as it was.
-    gone = left.select(*OUTPUT_COLUMNS).withColumns(
-        {
-            "listing_fingerprint": F.lit(EMPTY_LISTING),
-            "files": empty_array("files", versions),
-            "fact_rows": F.when(
-                F.col("fact_rows").isNotNull(), empty_array("fact_rows", versions)
-            ),
-            "listed_at": now,
-            "lake_fingerprint": fingerprint,
-        }
-    )
-    touched = written.select("sync_id").distinct().alias("touched")
-    untouched = (
-        previous.alias("row")
-        .join(touched, F.col("row.sync_id").eqNullSafe(F.col("touched.sync_id")), "left_semi")
-        .join(written.select("folder_key"), "folder_key", "left_anti")
+    gone = (
+        stored_rows(previous, left)
+        .filter(F.col("listing_fingerprint") != EMPTY_LISTING)
         .select(*OUTPUT_COLUMNS)
+        .withColumns(
+            {
+                "listing_fingerprint": F.lit(EMPTY_LISTING),
+                "files": empty_array("files", versions),
+                "fact_rows": F.when(
+                    F.col("fact_rows").isNotNull(), empty_array("fact_rows", versions)
+                ),
+                "listed_at": now,
+                "lake_fingerprint": fingerprint,
+            }
+        )
     )
+    # The other rows of the syncs written.
+    touched = set(written.values())
+    untouched = stored_rows(
+        previous,
+        {
+            key: row.sync_id
+            for key, row in stored.folders.items()
+            if row.sync_id in touched and key not in written
+        },
+    ).select(*OUTPUT_COLUMNS)
     return rows.unionByName(carried).unionByName(gone).unionByName(untouched)
