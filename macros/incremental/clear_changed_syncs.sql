@@ -2,12 +2,19 @@
     what it rewrites (`changed_runs`): the syncs rewritten whole and the new runs of a
     run-scoped model (none yet, unless a build died after writing them); all rows when
     everything is rewritten. On Spark parquet the partitions are dropped; elsewhere the rows
-    are deleted. -#}
+    are deleted. What it rewrites comes from the model's compiled SQL (`in_changed_syncs`),
+    else from `changed_runs`. -#}
 {% macro clear_changed_syncs() %}
     {%- if not execute or not is_incremental() -%}
         {{ return('') }}
     {%- endif -%}
-    {%- set changed = sync_logs.changed_runs() -%}
+    {%- set marker = '/* ' ~ sync_logs.changed_runs_marker() -%}
+    {%- set compiled = model.get('compiled_code') or '' -%}
+    {%- if marker in compiled -%}
+        {%- set changed = fromjson(compiled.split(marker)[1].split(' */')[0]) -%}
+    {%- else -%}
+        {%- set changed = sync_logs.changed_runs() -%}
+    {%- endif -%}
     {%- if changed is none -%}
         {% do adapter.dispatch('clear_all_syncs', 'sync_logs')(this) %}
     {%- else -%}
@@ -15,7 +22,7 @@
         {%- for sync_id in changed.syncs -%}
             {%- do keys.append({'sync_id': sync_id}) -%}
         {%- endfor -%}
-        {%- for sync_id, run_ids in changed.appended_runs | dictsort -%}
+        {%- for sync_id, run_ids in changed.appended_runs.items() -%}
             {%- for sync_run_id in run_ids -%}
                 {%- do keys.append({'sync_id': sync_id, 'sync_run_id': sync_run_id}) -%}
             {%- endfor -%}

@@ -2,13 +2,15 @@
     every sync in a full build (`1 = 1`), none in an idle one (`1 = 0`), else the syncs
     rewritten whole (`sync_id in (...)`) and, for a run-scoped model, the new runs of the other
     syncs (`(sync_id = 202 and sync_run_id in (...))`), on the columns `sync_id` and
-    `sync_run_id`. -#}
+    `sync_run_id`. A comment after it carries `changed_runs` to the model's pre-hook
+    (`clear_changed_syncs`), which so does not ask again. -#}
 {% macro in_changed_syncs() %}
     {#- the model depends on the fingerprints that `changed_runs` reads -#}
     {%- do ref('int_sync_logs__run_fingerprints') -%}
     {%- set changed = sync_logs.changed_runs() -%}
+    {%- set carried = ' /* ' ~ sync_logs.changed_runs_marker() ~ tojson(changed) ~ ' */' -%}
     {%- if changed is none -%}
-        {{ return('1 = 1') }}
+        {{ return('1 = 1' ~ carried) }}
     {%- endif -%}
     {%- set parts = [] -%}
     {%- if changed.syncs -%}
@@ -18,7 +20,7 @@
         {%- do parts.append('(sync_id = ' ~ sync_id ~ ' and sync_run_id in (' ~ run_ids | join(', ') ~ '))') -%}
     {%- endfor -%}
     {%- if not parts -%}
-        {{ return('1 = 0') }}
+        {{ return('1 = 0' ~ carried) }}
     {%- endif -%}
-    {{ return(parts[0] if parts | length == 1 else '(' ~ parts | join(' or ') ~ ')') }}
+    {{ return((parts[0] if parts | length == 1 else '(' ~ parts | join(' or ') ~ ')') ~ carried) }}
 {% endmacro %}

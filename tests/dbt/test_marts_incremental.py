@@ -60,6 +60,7 @@ class Outcome:
     incremental: dict  # relation -> rows of the incremental schema after the step
     full: dict | None  # relation -> rows of the full refresh of the same input
     predicates: dict  # sync-scoped model -> the sync predicates in its compiled SQL
+    state_queries: int  # the build's queries of sync_logs_incremental_state (changed_runs)
 
 
 def unrecorded_run_statements(engine: str, schema: str) -> list[str]:
@@ -103,6 +104,16 @@ def older_release_statements(engine: str, schema: str) -> list[str]:
     return [*statements, *rewrite_spark_state(state, columns)]
 
 
+def run_incremental(build: Build) -> int:
+    """`dbt run` of RUN; returns how many times it asked which runs changed (`changed_runs`)."""
+    log = build.work / "logs" / "dbt.log"
+    start = log.stat().st_size if log.exists() else 0
+    build.dbt(*RUN)
+    with log.open(encoding="utf-8") as text:
+        text.seek(start)
+        return text.read().count("with recorded_runs as (")
+
+
 def compiled_predicates(build: Build) -> dict:
     compiled = build.work / "dbt" / "compiled" / "sync_logs" / "models"
     return {
@@ -131,7 +142,7 @@ def sequence(request, tmp_path_factory):
         for number, step in enumerate(STEPS):
             incremental.execute(*step.statements(engine, incremental.schema, first=number == 0))
             shutil.rmtree(incremental.work / "dbt" / "compiled", ignore_errors=True)
-            incremental.dbt(*RUN)
+            state_queries = run_incremental(incremental)
             if step.name == "first":
                 # the first build is a full build itself (PREDICATES)
                 full_rows = None
@@ -145,20 +156,21 @@ def sequence(request, tmp_path_factory):
                 incremental={relation: incremental.rows(relation) for relation in COMPARED},
                 full=full_rows,
                 predicates=compiled_predicates(incremental),
+                state_queries=state_queries,
             )
             if step.name == "new_runs":
                 incremental.execute(*unrecorded_run_statements(engine, incremental.schema))
                 shutil.rmtree(incremental.work / "dbt" / "compiled", ignore_errors=True)
-                incremental.dbt(*RUN)
                 outcomes["replayed"] = Outcome(
+                    state_queries=run_incremental(incremental),
                     incremental={relation: incremental.rows(relation) for relation in COMPARED},
                     full=full_rows,
                     predicates=compiled_predicates(incremental),
                 )
         incremental.execute(*older_release_statements(engine, incremental.schema))
         shutil.rmtree(incremental.work / "dbt" / "compiled", ignore_errors=True)
-        incremental.dbt(*RUN)
         outcomes["upgraded"] = Outcome(
+            state_queries=run_incremental(incremental),
             incremental={relation: incremental.rows(relation) for relation in COMPARED},
             full=outcomes["idle"].full,
             predicates=compiled_predicates(incremental),
@@ -190,6 +202,15 @@ def test_each_build_rewrote_only_the_changed_syncs(sequence):
             model: {RUN_SCOPED_PREDICATES[step] if model in RUN_SCOPED else expected}
             for model in predicates
         }, f"step {step}"
+
+
+def test_each_model_asked_once_what_changed(sequence):
+    # the model's SQL asks; its pre-hook reads the answer from that SQL; a model built in full
+    # (all in the first build, the run-scoped ones after the upgrade) has nothing to ask
+    models = sum(len(names) for names in SYNC_SCOPED.values())
+    expected = {"first": 0, "upgraded": models - len(RUN_SCOPED)}
+    queries = {step: outcome.state_queries for step, outcome in sequence.items()}
+    assert queries == {step: expected.get(step, models) for step in queries}
 
 
 def test_unrecorded_new_runs_are_written_once_more_and_only_once(sequence):
