@@ -44,13 +44,13 @@ from pyspark.sql import types as T
 
 from sync_logs.canonical.inspection import RECORD_BATCH, inspect_files
 from sync_logs.canonical.lake import (
-    AREAS,
     FACT_AREA,
     LAKE_FILE_COLUMNS,
     LAKE_FILE_TYPE,
     RUN_AREA,
     LakeFile,
     classify_entries,
+    driver_entries,
     entries_fingerprint,
     listed_entries,
     utf8,
@@ -346,9 +346,7 @@ def current_manifest(
     root = lake_root(raw_root)
     entries = listed_entries(session, root)
     require_lake(session, root, None, previous, entries)
-    fingerprint = entries_fingerprint(
-        [entry for area in AREAS for entry in entries[area]], salt=rules
-    )
+    fingerprint = entries_fingerprint(driver_entries(entries), salt=rules)
     return manifest_rows(session, lambda: classify_entries(entries), previous, fingerprint)
 
 
@@ -394,12 +392,6 @@ def stored_folders(previous: DataFrame) -> Stored:
     )
     fingerprint = latest["lake_fingerprint"] if latest and has_lake_fingerprint else None
     return Stored(folders, fingerprint)
-
-
-def stored_lake_fingerprint(previous: DataFrame) -> str | None:
-    """The `lake_fingerprint` of the rows the latest build wrote; None when there are none (or
-    the table predates the column)."""
-    return stored_folders(previous).lake_fingerprint
 
 
 def lake_files_of(lake_files: DataFrame) -> list[LakeFile]:
