@@ -64,5 +64,17 @@
     {%- for sync_id in appended_runs -%}
         {%- do appended_runs.update({sync_id: appended_runs[sync_id] | sort | list}) -%}
     {%- endfor -%}
+    {%- if appended_runs and sync_logs.is_spark_target(databricks=false) -%}
+        {%- set written -%}
+            select distinct sync_id from {{ this }}
+            where {% for sync_id, run_ids in appended_runs | dictsort -%}
+                (sync_id = {{ sync_id }} and sync_run_id in ({{ run_ids | join(', ') }})){{ ' or ' if not loop.last }}
+            {%- endfor %}
+        {%- endset -%}
+        {%- for sync_id in run_query(written).columns[0].values() -%}
+            {%- do appended_runs.pop(sync_id | int) -%}
+            {%- do rewritten.append(sync_id | int) -%}
+        {%- endfor -%}
+    {%- endif -%}
     {{ return({'syncs': rewritten | unique | sort | list, 'appended_runs': appended_runs}) }}
 {% endmacro %}

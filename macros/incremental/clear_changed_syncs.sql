@@ -1,6 +1,7 @@
 {#- Pre-hook of a sync-scoped incremental model: on an incremental build, removes the rows of
     what it rewrites (`changed_runs`): the syncs rewritten whole and the new runs of a
-    run-scoped model (none yet, unless a build died after writing them); all rows when
+    run-scoped model (none yet, unless a build died after writing them; see `changed_runs` for
+    Spark parquet); all rows when
     everything is rewritten. On Spark parquet the partitions are dropped; elsewhere the rows
     are deleted. What it rewrites comes from the model's compiled SQL (`in_changed_syncs`),
     else from `changed_runs`. -#}
@@ -22,7 +23,9 @@
         {%- for sync_id in changed.syncs -%}
             {%- do keys.append({'sync_id': sync_id}) -%}
         {%- endfor -%}
-        {%- for sync_id, run_ids in changed.appended_runs.items() -%}
+        {#- on Spark parquet `changed_runs` appends no run that has rows -#}
+        {%- for sync_id, run_ids in changed.appended_runs.items()
+            if not sync_logs.is_spark_target(databricks=false) -%}
             {%- for sync_run_id in run_ids -%}
                 {%- do keys.append({'sync_id': sync_id, 'sync_run_id': sync_run_id}) -%}
             {%- endfor -%}

@@ -213,11 +213,14 @@ def test_each_model_asked_once_what_changed(sequence):
     assert queries == {step: expected.get(step, models) for step in queries}
 
 
-def test_unrecorded_new_runs_are_written_once_more_and_only_once(sequence):
+def test_unrecorded_new_runs_are_written_once_more_and_only_once(sequence, request):
     outcome = sequence["replayed"]
     differing = [r for r in COMPARED if outcome.incremental[r] != outcome.full[r]]
     assert differing == [], f"{differing} differ from a full refresh"
+    # Spark parquet cannot delete a run's rows alone: the sync that has them is rewritten
     replayed = f"(sync_id = 101 and sync_run_id in ({', '.join(map(str, REPLAYED_RUNS))}))"
+    if request.node.callspec.params["sequence"] == "spark":
+        replayed = "sync_id in (101)"
     assert outcome.predicates == {
         model: {replayed if model in RUN_SCOPED else "1 = 0"} for model in outcome.predicates
     }
