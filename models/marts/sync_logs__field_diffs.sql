@@ -64,38 +64,12 @@ changed_versions as (
         and {{ sync_logs.is_distinct_from('fields', 'previous_fields') }}
 ),
 
-new_entries as (
-    {{ sync_logs.json_object_entries(
-        'changed_versions', 'fields', ['sync_id', 'row_id', 'sync_run_id']) }}
-),
-
-old_entries as (
-    {{ sync_logs.json_object_entries(
-        'changed_versions', 'previous_fields', ['sync_id', 'row_id', 'sync_run_id']) }}
-),
-
 compared as (
-    select
-        coalesce(new_entries.sync_id, old_entries.sync_id) as sync_id,
-        coalesce(new_entries.row_id, old_entries.row_id) as row_id,
-        coalesce(new_entries.sync_run_id, old_entries.sync_run_id) as sync_run_id,
-        coalesce(new_entries.field_name, old_entries.field_name) as field_name,
-        case
-            when old_entries.field_name is null then 'appeared'
-            when new_entries.field_name is null then 'disappeared'
-            else 'changed'
-        end as change_type,
-        old_entries.field_value as old_value,
-        new_entries.field_value as new_value
-    from new_entries
-    full outer join old_entries
-        on new_entries.sync_id = old_entries.sync_id
-        and new_entries.row_id = old_entries.row_id
-        and new_entries.sync_run_id = old_entries.sync_run_id
-        and new_entries.field_name = old_entries.field_name
-    where old_entries.field_name is null
-        or new_entries.field_name is null
-        or {{ sync_logs.is_distinct_from('new_entries.field_value', 'old_entries.field_value') }}
+    {{ sync_logs.json_object_diff(
+        'changed_versions', 'fields', 'previous_fields',
+        keys=['sync_id', 'row_id', 'sync_run_id'],
+        columns=['sync_id', 'row_id', 'sync_run_id', 'previous_sync_run_id', 'run_started_at',
+                 'attempted_at']) | indent(4) }}
 )
 
 select
@@ -103,17 +77,13 @@ select
     syncs.model_name,
     compared.row_id,
     compared.sync_run_id,
-    changed_versions.previous_sync_run_id,
-    changed_versions.run_started_at,
-    changed_versions.attempted_at as changed_at,
+    compared.previous_sync_run_id,
+    compared.run_started_at,
+    compared.attempted_at as changed_at,
     compared.field_name,
     compared.change_type,
     compared.old_value,
     compared.new_value
 from compared
-inner join changed_versions
-    on compared.sync_id = changed_versions.sync_id
-    and compared.row_id = changed_versions.row_id
-    and compared.sync_run_id = changed_versions.sync_run_id
 left join {{ ref('int_sync_logs__syncs') }} as syncs
     on compared.sync_id = syncs.sync_id

@@ -66,8 +66,38 @@ run_errors as (
     from {{ ref('int_sync_logs__run_errors') }}
 ),
 
+known_classes as (
+    select
+        failed_reason,
+        error_class
+    from {{ ref('int_sync_logs__error_categories') }}
+),
+
+{#- the messages of runs that retention pruned from the changelog since: classified here -#}
+{%- set unknown_messages -%}
+    select run_errors.failed_reason
+    from {{ ref('int_sync_logs__run_errors') }} as run_errors
+    where not exists (
+        select 1
+        from {{ ref('int_sync_logs__error_categories') }} as known
+        where known.failed_reason = run_errors.failed_reason
+    )
+{%- endset %}
+
+unknown_classes as (
+    {{ sync_logs.error_taxonomy(unknown_messages) | indent(4) }}
+),
+
 taxonomy as (
-    {{ sync_logs.error_taxonomy('select failed_reason from ' ~ ref('int_sync_logs__run_errors')) | indent(4) }}
+    select
+        failed_reason,
+        error_class
+    from known_classes
+    union all
+    select
+        failed_reason,
+        error_class
+    from unknown_classes
 ),
 
 run_error_classes as (

@@ -1,0 +1,72 @@
+{#- The top-level fields that differ between two JSON objects held as text in each row of
+    `relation`: renders
+        select <columns>, field_name, change_type, old_value, new_value from <relation> ...
+    with one output row per field of `new_column` or `old_column` that is only in the new
+    object (`appeared`), only in the old one (`disappeared`), or in both with values that
+    differ null-safely (`changed`). Values as `json_object_entries` gives them; a value that
+    is not a JSON object counts as an object without fields. `keys` identify a row of
+    `relation`; `columns` (keys included) are carried through unchanged. -#}
+{% macro json_object_diff(relation, new_column, old_column, keys, columns) %}
+    {{ return(adapter.dispatch('json_object_diff', 'sync_logs')(relation, new_column, old_column, keys, columns)) }}
+{% endmacro %}
+
+{#- Both objects' entries, full outer joined on the row's keys and the field name. -#}
+{% macro default__json_object_diff(relation, new_column, old_column, keys, columns) -%}
+    with sync_logs_new_entries as (
+        {{ sync_logs.json_object_entries(relation, new_column, columns) | indent(8) }}
+    ),
+
+    sync_logs_old_entries as (
+        {{ sync_logs.json_object_entries(relation, old_column, columns) | indent(8) }}
+    )
+
+    select
+        {%- for column in columns %}
+        coalesce(sync_logs_new_entries.{{ column }}, sync_logs_old_entries.{{ column }}) as {{ column }},
+        {%- endfor %}
+        coalesce(sync_logs_new_entries.field_name, sync_logs_old_entries.field_name) as field_name,
+        case
+            when sync_logs_old_entries.field_name is null then 'appeared'
+            when sync_logs_new_entries.field_name is null then 'disappeared'
+            else 'changed'
+        end as change_type,
+        sync_logs_old_entries.field_value as old_value,
+        sync_logs_new_entries.field_value as new_value
+    from sync_logs_new_entries
+    full outer join sync_logs_old_entries
+        on {% for key in keys %}sync_logs_new_entries.{{ key }} = sync_logs_old_entries.{{ key }}
+        and {% endfor %}sync_logs_new_entries.field_name = sync_logs_old_entries.field_name
+    where sync_logs_old_entries.field_name is null
+        or sync_logs_new_entries.field_name is null
+        or {{ sync_logs.is_distinct_from('sync_logs_new_entries.field_value', 'sync_logs_old_entries.field_value') }}
+{%- endmacro %}
+
+{#- Each row's two objects as maps, compared over the union of their keys: no join, so no
+    shuffle of every field of every version (the default's full outer join). -#}
+{% macro spark__json_object_diff(relation, new_column, old_column, keys, columns) -%}
+    {%- set no_fields = "cast(map() as map<string,string>)" -%}
+    select
+        {% for column in columns %}sync_logs_diff_input.{{ column }},{% endfor %}
+        sync_logs_diff.field_name,
+        case
+            when not map_contains_key(sync_logs_diff_input.sync_logs_old_map, sync_logs_diff.field_name) then 'appeared'
+            when not map_contains_key(sync_logs_diff_input.sync_logs_new_map, sync_logs_diff.field_name) then 'disappeared'
+            else 'changed'
+        end as change_type,
+        try_element_at(sync_logs_diff_input.sync_logs_old_map, sync_logs_diff.field_name) as old_value,
+        try_element_at(sync_logs_diff_input.sync_logs_new_map, sync_logs_diff.field_name) as new_value
+    from (
+        select
+            {% for column in columns %}{{ column }},{% endfor %}
+            coalesce(from_json({{ new_column }}, 'map<string,string>'), {{ no_fields }}) as sync_logs_new_map,
+            coalesce(from_json({{ old_column }}, 'map<string,string>'), {{ no_fields }}) as sync_logs_old_map
+        from {{ relation }}
+    ) as sync_logs_diff_input
+    lateral view explode(
+        array_union(map_keys(sync_logs_diff_input.sync_logs_new_map), map_keys(sync_logs_diff_input.sync_logs_old_map))
+    ) sync_logs_diff as field_name
+    where not map_contains_key(sync_logs_diff_input.sync_logs_old_map, sync_logs_diff.field_name)
+        or not map_contains_key(sync_logs_diff_input.sync_logs_new_map, sync_logs_diff.field_name)
+        or not (try_element_at(sync_logs_diff_input.sync_logs_new_map, sync_logs_diff.field_name)
+            <=> try_element_at(sync_logs_diff_input.sync_logs_old_map, sync_logs_diff.field_name))
+{%- endmacro %}
