@@ -65,6 +65,13 @@
         {%- do appended_runs.update({sync_id: appended_runs[sync_id] | sort | list}) -%}
     {%- endfor -%}
     {%- if appended_runs and sync_logs.is_spark_target(databricks=false) -%}
+        {#- an insert killed after moving its files and before registering a new sync's
+            partition leaves them unseen: register the partitions, so that they count below -#}
+        {%- set partitions = [] -%}
+        {%- for sync_id in appended_runs | sort -%}
+            {%- do partitions.append('partition (sync_id = ' ~ sync_id ~ ')') -%}
+        {%- endfor -%}
+        {%- do run_query('alter table ' ~ this ~ ' add if not exists ' ~ partitions | join(' ')) -%}
         {%- set written -%}
             select distinct sync_id from {{ this }}
             where {% for sync_id, run_ids in appended_runs | dictsort -%}

@@ -12,6 +12,8 @@ cannot pass."""
 import re
 import shutil
 from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlparse
 
 import pytest
 from marts_harness import MARTS, Build, install_package
@@ -72,6 +74,25 @@ def unrecorded_run_statements(engine: str, schema: str) -> list[str]:
     if engine != "spark":
         return [f"delete from {state} where {forgotten}"]
     return rewrite_spark_state(state, "sync_id, sync_run_id, fingerprint, model_name", forgotten)
+
+
+def orphan_spark_sync(build: Build, sync_id: int) -> None:
+    """As an insert killed after moving its files and before registering their partition leaves
+    them: the run-scoped models' rows of `sync_id` in a folder the metastore does not know, and
+    none of the sync's runs recorded."""
+    for model in sorted(RUN_SCOPED):
+        table = f"{build.schema}.{model}"
+        location = build.spark.sql(f"describe formatted {table}") \
+            .where("col_name = 'Location'").first()["data_type"]
+        folder = Path(urlparse(location).path) / f"sync_id={sync_id}"
+        kept = build.work / f"orphaned_{model}"
+        shutil.copytree(folder, kept)
+        build.execute(f"alter table {table} drop partition (sync_id = {sync_id})")
+        shutil.copytree(kept, folder)
+    build.execute(*rewrite_spark_state(
+        f"{build.schema}.sync_logs_incremental_state",
+        "sync_id, sync_run_id, fingerprint, model_name",
+        f"model_name like '%:by_run' and sync_id = {sync_id}"))
 
 
 def rewrite_spark_state(state: str, columns: str, dropped: str = "false") -> list[str]:
@@ -167,6 +188,15 @@ def sequence(request, tmp_path_factory):
                     full=full_rows,
                     predicates=compiled_predicates(incremental),
                 )
+                if engine == "spark":
+                    orphan_spark_sync(incremental, 101)
+                    shutil.rmtree(incremental.work / "dbt" / "compiled", ignore_errors=True)
+                    outcomes["orphaned"] = Outcome(
+                        state_queries=run_incremental(incremental),
+                        incremental={r: incremental.rows(r) for r in COMPARED},
+                        full=full_rows,
+                        predicates=compiled_predicates(incremental),
+                    )
         incremental.execute(*older_release_statements(engine, incremental.schema))
         shutil.rmtree(incremental.work / "dbt" / "compiled", ignore_errors=True)
         outcomes["upgraded"] = Outcome(
@@ -221,6 +251,13 @@ def test_unrecorded_new_runs_are_written_once_more_and_only_once(sequence, reque
     replayed = f"(sync_id = 101 and sync_run_id in ({', '.join(map(str, REPLAYED_RUNS))}))"
     if request.node.callspec.params["sequence"] == "spark":
         replayed = "sync_id in (101)"
+        # and so when the rows are in a partition that a killed insert did not register
+        orphaned = sequence["orphaned"]
+        differing = [r for r in COMPARED if orphaned.incremental[r] != orphaned.full[r]]
+        assert differing == [], f"{differing} differ from a full refresh after the orphaning"
+        assert orphaned.predicates == {
+            model: {replayed if model in RUN_SCOPED else "1 = 0"} for model in orphaned.predicates
+        }
     assert outcome.predicates == {
         model: {replayed if model in RUN_SCOPED else "1 = 0"} for model in outcome.predicates
     }
