@@ -143,6 +143,18 @@ def compiled_predicates(build: Build) -> dict:
     }
 
 
+def rebuild(build: Build, full_rows: dict) -> Outcome:
+    """The Outcome of one more `dbt run` of RUN after a change made by hand, against the full
+    refresh `full_rows` of the same input."""
+    shutil.rmtree(build.work / "dbt" / "compiled", ignore_errors=True)
+    return Outcome(
+        state_queries=run_incremental(build),
+        incremental={relation: build.rows(relation) for relation in COMPARED},
+        full=full_rows,
+        predicates=compiled_predicates(build),
+    )
+
+
 @pytest.fixture(scope="module", params=["duckdb", "postgres", "spark"])
 def sequence(request, tmp_path_factory):
     """Runs every step on one engine; yields each step's Outcome by step name."""
@@ -181,30 +193,12 @@ def sequence(request, tmp_path_factory):
             )
             if step.name == "new_runs":
                 incremental.execute(*unrecorded_run_statements(engine, incremental.schema))
-                shutil.rmtree(incremental.work / "dbt" / "compiled", ignore_errors=True)
-                outcomes["replayed"] = Outcome(
-                    state_queries=run_incremental(incremental),
-                    incremental={relation: incremental.rows(relation) for relation in COMPARED},
-                    full=full_rows,
-                    predicates=compiled_predicates(incremental),
-                )
+                outcomes["replayed"] = rebuild(incremental, full_rows)
                 if engine == "spark":
                     orphan_spark_sync(incremental, 101)
-                    shutil.rmtree(incremental.work / "dbt" / "compiled", ignore_errors=True)
-                    outcomes["orphaned"] = Outcome(
-                        state_queries=run_incremental(incremental),
-                        incremental={r: incremental.rows(r) for r in COMPARED},
-                        full=full_rows,
-                        predicates=compiled_predicates(incremental),
-                    )
+                    outcomes["orphaned"] = rebuild(incremental, full_rows)
         incremental.execute(*older_release_statements(engine, incremental.schema))
-        shutil.rmtree(incremental.work / "dbt" / "compiled", ignore_errors=True)
-        outcomes["upgraded"] = Outcome(
-            state_queries=run_incremental(incremental),
-            incremental={relation: incremental.rows(relation) for relation in COMPARED},
-            full=outcomes["idle"].full,
-            predicates=compiled_predicates(incremental),
-        )
+        outcomes["upgraded"] = rebuild(incremental, outcomes["idle"].full)
         yield outcomes
     finally:
         incremental.drop()
