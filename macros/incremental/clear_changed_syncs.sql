@@ -2,8 +2,8 @@
     what it rewrites (`changed_runs`): the syncs rewritten whole and the new runs of a
     run-scoped model (none yet, unless a build died after writing them; see `changed_runs` for
     Spark parquet); all rows when everything is rewritten. On Spark parquet the partitions are
-    dropped; elsewhere the rows are deleted. What it rewrites comes from the model's compiled SQL (`in_changed_syncs`),
-    else from `changed_runs`. -#}
+    dropped; elsewhere the rows are deleted. What it rewrites comes from the model's compiled
+    SQL (`in_changed_syncs`), else from `changed_runs`. -#}
 {% macro clear_changed_syncs() %}
     {%- if not execute or not is_incremental() -%}
         {{ return('') }}
