@@ -5,48 +5,92 @@
 {%- set in_changed_syncs = sync_logs.in_changed_syncs() %}
 {{ config(enabled=var('sync_logs_field_diffs_enabled'), **sync_logs.sync_scoped_storage()) }}
 
-with planned as (
+with changelog as (
     select
         log_id,
+        sync_id,
+        sync_run_id,
+        row_id,
+        op_type,
+        fields,
+        batch_started_at
+    from {{ ref('stg_sync_logs__sync_changelog') }}
+    where row_id is not null
+        and status <> 'invalid'
+        and {{ in_changed_syncs }}
+),
+
+runs as (
+    select
+        sync_id,
+        sync_run_id,
+        started_at
+    from {{ ref('stg_sync_logs__sync_runs') }}
+),
+
+attempts as (
+    select
+        changelog.log_id,
+        changelog.sync_id,
+        changelog.row_id,
+        changelog.sync_run_id,
+        changelog.op_type,
+        changelog.fields,
+        runs.started_at as run_started_at,
+        coalesce(changelog.batch_started_at, runs.started_at) as attempted_at
+    from changelog
+    inner join runs
+        on changelog.sync_id = runs.sync_id
+        and changelog.sync_run_id = runs.sync_run_id
+),
+
+{#- A row's attempts in run order, each run's last first: the row's version in a run is its
+    last valid attempt there, as in `int_sync_logs__row_runs`. One window over the payloads
+    (no join of the row runs to them), whose order the next one reuses. -#}
+ordered_attempts as (
+    select
+        sync_id,
+        row_id,
+        sync_run_id,
+        op_type,
+        fields,
+        run_started_at,
+        attempted_at,
+        lag(sync_run_id) over (
+            partition by sync_id, row_id
+            order by run_started_at, sync_run_id, attempted_at desc, log_id desc
+        ) as preceding_sync_run_id
+    from attempts
+),
+
+planned as (
+    select
         sync_id,
         row_id,
         sync_run_id,
         run_started_at,
-        attempted_at
-    from {{ ref('int_sync_logs__row_runs') }}
-    where op_type <> 'removed'
-        and {{ in_changed_syncs }}
-),
-
-payloads as (
-    select
-        log_id,
-        sync_id,
-        sync_run_id,
+        attempted_at,
         fields
-    from {{ ref('stg_sync_logs__sync_changelog') }}
-    where {{ in_changed_syncs }}
+    from ordered_attempts
+    where (preceding_sync_run_id is null or preceding_sync_run_id <> sync_run_id)
+        and op_type <> 'removed'
 ),
 
 versions as (
     select
-        planned.sync_id,
-        planned.row_id,
-        planned.sync_run_id,
-        planned.run_started_at,
-        planned.attempted_at,
-        payloads.fields,
-        lag(payloads.fields) over (
-            partition by planned.sync_id, planned.row_id order by planned.run_started_at, planned.sync_run_id
+        sync_id,
+        row_id,
+        sync_run_id,
+        run_started_at,
+        attempted_at,
+        fields,
+        lag(fields) over (
+            partition by sync_id, row_id order by run_started_at, sync_run_id
         ) as previous_fields,
-        lag(planned.sync_run_id) over (
-            partition by planned.sync_id, planned.row_id order by planned.run_started_at, planned.sync_run_id
+        lag(sync_run_id) over (
+            partition by sync_id, row_id order by run_started_at, sync_run_id
         ) as previous_sync_run_id
     from planned
-    inner join payloads
-        on planned.sync_id = payloads.sync_id
-        and planned.sync_run_id = payloads.sync_run_id
-        and planned.log_id = payloads.log_id
 ),
 
 changed_versions as (
