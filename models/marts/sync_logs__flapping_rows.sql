@@ -39,7 +39,7 @@ changes as (
     select
         sync_id,
         row_id,
-        count(distinct sync_run_id) as num_runs,
+        count(*) as num_runs, -- one row_runs row per run
         count(case when status = 'succeeded' and op_type = 'changed' and coalesce(payload_changed, true) then 1 end)
             as num_changes,
         min(attempted_at) as first_seen_at,

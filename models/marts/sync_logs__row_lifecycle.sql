@@ -41,7 +41,7 @@ from_runs as (
         min(attempted_at) as first_planned_at,
         max(case when status = 'succeeded' and op_type in ('added', 'changed') then attempted_at end) as last_updated_at,
         max(case when status = 'succeeded' then attempted_at end) as last_succeeded_at,
-        count(distinct sync_run_id) as num_runs
+        count(*) as num_runs -- one row_runs row per run
     from row_runs
     group by sync_id, row_id
 ),
