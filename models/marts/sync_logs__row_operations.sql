@@ -54,54 +54,31 @@ ranked as (
         max(case when status = 'succeeded' then attempted_at end) {{ whole_row }} as last_succeeded_at,
         max(case when status = 'failed' then attempted_at end) {{ whole_row }} as last_failed_at
     from attempts
-),
-
-last_attempt as (
-    select
-        sync_id,
-        row_id,
-        sync_run_id,
-        op_type,
-        status,
-        failed_reason,
-        attempted_at,
-        num_attempts,
-        num_succeeded,
-        num_failed,
-        num_invalid,
-        num_aborted,
-        num_added,
-        num_changed,
-        num_removed,
-        first_attempted_at,
-        last_succeeded_at,
-        last_failed_at
-    from ranked
-    where attempt_rank = 1
 )
 
 select
-    last_attempt.sync_id,
+    ranked.sync_id,
     syncs.model_name,
     syncs.destination,
-    last_attempt.row_id,
-    last_attempt.num_attempts,
-    last_attempt.num_succeeded,
-    last_attempt.num_failed,
-    last_attempt.num_invalid,
-    last_attempt.num_aborted,
-    last_attempt.num_added,
-    last_attempt.num_changed,
-    last_attempt.num_removed,
-    last_attempt.first_attempted_at,
-    last_attempt.attempted_at as last_attempted_at,
-    last_attempt.sync_run_id as last_sync_run_id,
-    last_attempt.op_type as last_op_type,
-    last_attempt.status as last_status,
-    last_attempt.failed_reason as last_failed_reason,
-    last_attempt.last_succeeded_at,
-    last_attempt.last_failed_at,
-    last_attempt.num_failed > 0 as has_failed
-from last_attempt
+    ranked.row_id,
+    ranked.num_attempts,
+    ranked.num_succeeded,
+    ranked.num_failed,
+    ranked.num_invalid,
+    ranked.num_aborted,
+    ranked.num_added,
+    ranked.num_changed,
+    ranked.num_removed,
+    ranked.first_attempted_at,
+    ranked.attempted_at as last_attempted_at,
+    ranked.sync_run_id as last_sync_run_id,
+    ranked.op_type as last_op_type,
+    ranked.status as last_status,
+    ranked.failed_reason as last_failed_reason,
+    ranked.last_succeeded_at,
+    ranked.last_failed_at,
+    ranked.num_failed > 0 as has_failed
+from ranked
 left join syncs
-    on last_attempt.sync_id = syncs.sync_id
+    on ranked.sync_id = syncs.sync_id
+where ranked.attempt_rank = 1
