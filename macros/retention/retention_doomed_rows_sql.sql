@@ -125,13 +125,12 @@ sync_logs_valid_attempts as (
         attempted_at,
         log_id
     from sync_logs_attempts
-    where row_id is not null
-        and status <> 'invalid'
+    where {{ sync_logs.row_version_candidate() }}
 ),
 
 sync_logs_representatives as (
     {{ sync_logs.first_per_partition(
-        'sync_logs_valid_attempts', 'sync_id, row_id, sync_run_id', 'attempted_at desc, log_id desc',
+        'sync_logs_valid_attempts', 'sync_id, row_id, sync_run_id', sync_logs.row_version_first(),
         ['sync_id', 'row_id', 'sync_run_id', 'op_type', 'status', 'attempted_at']) }}
 ),
 

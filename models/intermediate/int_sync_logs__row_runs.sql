@@ -23,15 +23,14 @@ with valid_attempts as (
         destination,
         destination_id
     from {{ ref('int_sync_logs__attempts') }}
-    where row_id is not null
-        and status <> 'invalid'
+    where {{ sync_logs.row_version_candidate() }}
         and {{ sync_logs.in_changed_syncs() }}
 )
 
 {{ sync_logs.first_per_partition(
     'valid_attempts',
     'sync_id, row_id, sync_run_id',
-    'attempted_at desc, log_id desc',
+    sync_logs.row_version_first(),
     ['log_id', 'sync_id', 'sync_run_id', 'row_id', 'op_type', 'status', 'failed_reason',
      'split_group', 'payload_changed', 'attempted_at', 'run_started_at', 'model_id', 'model_name',
      'destination', 'destination_id']) }}

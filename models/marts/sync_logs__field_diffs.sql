@@ -15,8 +15,7 @@ with changelog as (
         fields,
         batch_started_at
     from {{ ref('stg_sync_logs__sync_changelog') }}
-    where row_id is not null
-        and status <> 'invalid'
+    where {{ sync_logs.row_version_candidate() }}
         and {{ in_changed_syncs }}
 ),
 
@@ -44,8 +43,8 @@ attempts as (
         and changelog.sync_run_id = runs.sync_run_id
 ),
 
-{#- A row's attempts in run order, each run's last first: the row's version in a run is its
-    last valid attempt there, as in `int_sync_logs__row_runs`. One window over the payloads
+{#- A row's attempts in run order, each run's version first (macro `row_version_first`, as in
+    `int_sync_logs__row_runs`). One window over the payloads
     (no join of the row runs to them), whose order the next one reuses. -#}
 ordered_attempts as (
     select
@@ -58,7 +57,7 @@ ordered_attempts as (
         attempted_at,
         lag(sync_run_id) over (
             partition by sync_id, row_id
-            order by run_started_at, sync_run_id, attempted_at desc, log_id desc
+            order by run_started_at, sync_run_id, {{ sync_logs.row_version_first() }}
         ) as preceding_sync_run_id
     from attempts
 ),

@@ -27,8 +27,9 @@ syncs as (
 ),
 
 {#- each attempt with its row's totals, newest first: one pass over the attempts -#}
-{%- set whole_row = 'over (partition by sync_id, row_id order by run_started_at desc, sync_run_id desc, '
-    ~ 'attempted_at desc, log_id desc rows between unbounded preceding and unbounded following)' %}
+{%- set newest_first = 'partition by sync_id, row_id '
+    ~ 'order by run_started_at desc, sync_run_id desc, attempted_at desc, log_id desc' %}
+{%- set whole_row = 'over (' ~ newest_first ~ ' rows between unbounded preceding and unbounded following)' %}
 ranked as (
     select
         sync_id,
@@ -38,10 +39,7 @@ ranked as (
         status,
         failed_reason,
         attempted_at,
-        row_number() over (
-            partition by sync_id, row_id
-            order by run_started_at desc, sync_run_id desc, attempted_at desc, log_id desc
-        ) as attempt_rank,
+        row_number() over ({{ newest_first }}) as attempt_rank,
         count(*) {{ whole_row }} as num_attempts,
         count(case when status = 'succeeded' then 1 end) {{ whole_row }} as num_succeeded,
         count(case when status = 'failed' then 1 end) {{ whole_row }} as num_failed,
