@@ -24,15 +24,13 @@ syncs as (
     from {{ ref('int_sync_logs__syncs') }}
 ),
 
-last_success as (
+lifecycle as (
     select
         sync_id,
         row_id,
-        max(attempted_at) as last_synced_at
-    from {{ ref('int_sync_logs__row_runs') }}
-    where status = 'succeeded'
-        and {{ in_changed_syncs }}
-    group by sync_id, row_id
+        last_succeeded_at
+    from {{ ref('sync_logs__row_lifecycle') }}
+    where {{ in_changed_syncs }}
 ),
 
 snapshot as (
@@ -56,16 +54,16 @@ select
     open_intervals.row_id,
     snapshot.split_group,
     open_intervals.valid_from as member_since,
-    last_success.last_synced_at,
+    lifecycle.last_succeeded_at as last_synced_at,
     snapshot.status as latest_status,
     snapshot.failed_reason as latest_failed_reason,
     snapshot.fields
 from open_intervals
 left join syncs
     on open_intervals.sync_id = syncs.sync_id
-left join last_success
-    on open_intervals.sync_id = last_success.sync_id
-    and open_intervals.row_id = last_success.row_id
+left join lifecycle
+    on open_intervals.sync_id = lifecycle.sync_id
+    and open_intervals.row_id = lifecycle.row_id
 left join snapshot
     on open_intervals.sync_id = snapshot.sync_id
     and open_intervals.row_id = snapshot.row_id

@@ -11,7 +11,8 @@ with row_runs as (
         run_started_at,
         attempted_at,
         op_type,
-        status
+        status,
+        payload_changed
     from {{ ref('int_sync_logs__row_runs') }}
     where {{ in_changed_syncs }}
 ),
@@ -39,9 +40,12 @@ from_runs as (
         sync_id,
         row_id,
         min(attempted_at) as first_planned_at,
+        max(attempted_at) as last_planned_at,
         max(case when status = 'succeeded' and op_type in ('added', 'changed') then attempted_at end) as last_updated_at,
         max(case when status = 'succeeded' then attempted_at end) as last_succeeded_at,
-        count(*) as num_runs -- one row_runs row per run
+        count(*) as num_runs, -- one row_runs row per run
+        count(case when status = 'succeeded' and op_type = 'changed' and coalesce(payload_changed, true) then 1 end)
+            as num_changes
     from row_runs
     group by sync_id, row_id
 ),
@@ -65,6 +69,7 @@ select
     syncs.destination,
     from_runs.row_id,
     from_runs.first_planned_at,
+    from_runs.last_planned_at,
     from_transitions.first_added_at,
     from_runs.last_updated_at,
     from_transitions.last_removed_at,
@@ -72,6 +77,7 @@ select
     coalesce(from_transitions.num_times_added, 0) as num_times_added,
     coalesce(from_transitions.num_times_removed, 0) as num_times_removed,
     from_runs.num_runs,
+    from_runs.num_changes,
     case
         when coalesce(from_transitions.num_times_added, 0) > coalesce(from_transitions.num_times_removed, 0)
             then true

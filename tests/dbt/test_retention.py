@@ -214,8 +214,8 @@ CURRENT_STATE = {
     "sync_logs__current_members": None,
     "sync_logs__membership_history": None,
     "sync_logs__audience_events": None,
-    # first_planned_at and num_runs count history, which pruning removes
-    "sync_logs__row_lifecycle": {"first_planned_at", "num_runs"},
+    # first_planned_at, num_runs and num_changes count history, which pruning removes
+    "sync_logs__row_lifecycle": {"first_planned_at", "num_runs", "num_changes"},
     "sync_logs__row_operations": ["sync_id", "row_id", "last_attempted_at", "last_sync_run_id",
                                   "last_op_type", "last_status", "last_failed_reason",
                                   "last_succeeded_at"],

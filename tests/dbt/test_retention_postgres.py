@@ -24,7 +24,7 @@ CURRENT_STATE = {
     "sync_logs__current_members": None,
     "sync_logs__membership_history": None,
     "sync_logs__audience_events": None,
-    "sync_logs__row_lifecycle": {"first_planned_at", "num_runs"},
+    "sync_logs__row_lifecycle": {"first_planned_at", "num_runs", "num_changes"},
     "sync_logs__row_operations": ["sync_id", "row_id", "last_attempted_at", "last_sync_run_id",
                                   "last_op_type", "last_status", "last_failed_reason",
                                   "last_succeeded_at"],
