@@ -44,6 +44,34 @@ TARGET_SETTING_VARIABLES = {
 }
 
 
+def local_session_settings(
+    warehouse: Path,
+    driver_memory: str = "4g",
+    shuffle_partitions: int = 4,
+    small_data: bool = False,
+) -> dict[str, str]:
+    """The Spark settings of `local_session` (see there)."""
+    java_options = f"-Dderby.system.home={warehouse}"
+    settings = {
+        "spark.sql.warehouse.dir": str(warehouse),
+        "spark.hadoop.javax.jdo.option.ConnectionURL":
+            "jdbc:derby:;databaseName=metastore_db;create=true",
+        "spark.driver.memory": driver_memory,
+        "spark.sql.shuffle.partitions": str(shuffle_partitions),
+        "spark.sql.adaptive.enabled": "true",
+        # as the `local` target: unions are not fused into whole-stage generated code
+        "spark.sql.codegen.wholeStage.union.enabled": "false",
+        "spark.sql.session.timeZone": "UTC",
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+    }
+    if small_data:
+        java_options += f" {SMALL_DATA_JAVA_OPTIONS}"
+        settings.update(SMALL_DATA_SETTINGS)
+    settings["spark.driver.extraJavaOptions"] = java_options
+    return settings
+
+
 def local_session(
     warehouse: Path | None = None,
     driver_memory: str = "4g",
@@ -60,24 +88,10 @@ def local_session(
     # PySpark reads the variable when the SparkContext starts.
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     warehouse.mkdir(parents=True, exist_ok=True)
-    java_options = f"-Dderby.system.home={warehouse}"
-    settings = {
-        "spark.sql.warehouse.dir": str(warehouse),
-        "spark.hadoop.javax.jdo.option.ConnectionURL":
-            "jdbc:derby:;databaseName=metastore_db;create=true",
-        "spark.driver.memory": driver_memory,
-        "spark.sql.shuffle.partitions": str(shuffle_partitions),
-        "spark.sql.adaptive.enabled": "true",
-        "spark.sql.session.timeZone": "UTC",
-        "spark.ui.enabled": "false",
-        "spark.ui.showConsoleProgress": "false",
-    }
+    settings = local_session_settings(warehouse, driver_memory, shuffle_partitions, small_data)
     if small_data:
-        java_options += f" {SMALL_DATA_JAVA_OPTIONS}"
-        settings.update(SMALL_DATA_SETTINGS)
         for setting, variable in TARGET_SETTING_VARIABLES.items():
             os.environ[variable] = settings[setting]
-    settings["spark.driver.extraJavaOptions"] = java_options
     return (
         SparkSession.builder.master("local[*]")
         .appName("sync_logs")
