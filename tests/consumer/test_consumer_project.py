@@ -99,7 +99,8 @@ def test_consumer_error_category_var_reaches_the_package_marts(consumer_build):
 
 def test_package_scoped_var_is_compiled_into_the_mart(consumer_build):
     node = consumer_build.manifest()["nodes"]["model.sync_logs.sync_logs__flapping_rows"]
-    assert re.search(r"num_exits\s*>=\s*1\b", node["compiled_code"]), node["compiled_code"][-400:]
+    code = node["compiled_code"]
+    assert re.search(r"num_times_removed\s*>=\s*1\b", code), code[-400:]
 
 
 def test_consumer_model_reads_every_changelog_row(consumer_build):
