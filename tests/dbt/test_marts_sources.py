@@ -26,9 +26,9 @@ def builds(tmp_path_factory):
 
 TIMES = {"first_seen_at", "last_seen_at", "run_started_at", "event_at", "valid_from",
          "valid_to", "member_since", "last_synced_at", "changed_at", "first_planned_at",
-         "last_planned_at", "first_added_at", "last_updated_at", "last_removed_at", "last_succeeded_at",
-         "first_attempted_at", "last_attempted_at", "last_failed_at", "first_run_started_at",
-         "last_run_started_at"}
+         "last_planned_at", "first_added_at", "last_updated_at", "last_removed_at",
+         "last_succeeded_at", "first_attempted_at", "last_attempted_at", "last_failed_at",
+         "first_run_started_at", "last_run_started_at"}
 HIGHTOUCH_LACKS = TIMES | {"destination_id", "destination_name", "num_syncs"}
 # run status, error and finish are unknown for Census runs
 CENSUS_LACKS = {"run_started_at", "first_run_started_at", "last_run_started_at",
