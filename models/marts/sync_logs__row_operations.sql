@@ -28,7 +28,7 @@ syncs as (
 
 {#- each attempt with its row's totals, newest first: one pass over the attempts -#}
 {%- set newest_first = 'partition by sync_id, row_id '
-    ~ 'order by run_started_at desc, sync_run_id desc, attempted_at desc, log_id desc' %}
+    ~ 'order by run_started_at desc, sync_run_id desc, ' ~ sync_logs.row_version_first() %}
 {%- set whole_row = 'over (' ~ newest_first ~ ' rows between unbounded preceding and unbounded following)' %}
 ranked as (
     select
