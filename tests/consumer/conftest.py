@@ -28,8 +28,9 @@ def consumer_deps() -> Path:
 @pytest.fixture(scope="session")
 def consumer_build(spark, consumer_lake, consumer_deps, tmp_path_factory) -> ConsumerBuild:
     build = ConsumerBuild(consumer_lake, tmp_path_factory.mktemp("consumer_build"), spark)
-    # the package's unit tests run in tests/dbt/test_marts_engines, on this engine too
-    build.dbt("build", "--exclude", "resource_type:unit_test")
+    # the package's unit tests are off here, as in any installing project (var
+    # sync_logs_unit_tests); tests/dbt/test_marts_engines runs them, on this engine too
+    build.dbt("build")
     # compiles every node (analyses included) into manifest.json, and writes catalog.json
     build.dbt("docs", "generate")
     return build

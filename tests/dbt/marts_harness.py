@@ -129,11 +129,18 @@ class Build:
 
     def build(self, unit_tests: bool = False) -> "Build":
         """Seeds, then `dbt build` of models and data tests; the package's unit tests only when
-        asked (test_marts_engines runs them once per engine: elsewhere they would only repeat)."""
+        asked (var `sync_logs_unit_tests`: test_marts_engines runs them once per engine,
+        elsewhere they would only repeat), and then they must have run."""
         install_package()
         self.dbt("seed", "--select", f"tag:fixture_{self.source}", "package:sync_logs")
-        excluded = ["resource_type:seed"] + ([] if unit_tests else ["resource_type:unit_test"])
-        self.dbt("build", "--exclude", *excluded)
+        plain_vars = self.dbt_vars
+        self.dbt_vars = {**plain_vars, "sync_logs_unit_tests": unit_tests}
+        try:
+            built = self.dbt("build", "--exclude", "resource_type:seed")
+        finally:
+            self.dbt_vars = plain_vars
+        ran = {r.node.name for r in built.result.results if r.node.resource_type == "unit_test"}
+        assert bool(ran) == unit_tests, f"unit tests run: {sorted(ran)}"
         return self
 
     def rows(self, relation: str) -> list[dict]:
