@@ -116,13 +116,13 @@ class Build:
         if engine == "postgres":
             pg_connect().close()
 
-    def dbt(self, *args: str):
+    def dbt(self, *args: str, more_vars: dict | None = None):
         extra = [] if self.engine == "spark" else ["--target", self.engine]
         return run_dbt(
             [*args, *extra],
             project_dir=PROJECT,
             target_dir=self.work,
-            dbt_vars=self.dbt_vars,
+            dbt_vars={**self.dbt_vars, **(more_vars or {})},
             env=self.env,
             profiles_dir=None if self.engine == "spark" else PROFILES,
         )
@@ -133,12 +133,8 @@ class Build:
         elsewhere they would only repeat), and then they must have run."""
         install_package()
         self.dbt("seed", "--select", f"tag:fixture_{self.source}", "package:sync_logs")
-        plain_vars = self.dbt_vars
-        self.dbt_vars = {**plain_vars, "sync_logs_unit_tests": unit_tests}
-        try:
-            built = self.dbt("build", "--exclude", "resource_type:seed")
-        finally:
-            self.dbt_vars = plain_vars
+        built = self.dbt("build", "--exclude", "resource_type:seed",
+                         more_vars={"sync_logs_unit_tests": unit_tests})
         ran = {r.node.name for r in built.result.results if r.node.resource_type == "unit_test"}
         assert bool(ran) == unit_tests, f"unit tests run: {sorted(ran)}"
         return self
