@@ -2,7 +2,9 @@
     it. `run_fingerprint`: its `sync_runs` row, the names of its objects, the number of its
     changelog rows and the latest `logged_at` among them (a load or reload by this package
     stamps every new or changed row), and the settings that shape those models' rows: all
-    that a run-scoped model (`sync_logs_run_scoped`, rows of one run each) reads of it.
+    that a run-scoped model (`sync_logs_run_scoped`, rows of one run each) reads of it,
+    including the error taxonomy (seed `sync_logs_error_categories` and var
+    `sync_logs_extra_error_categories`) that `int_sync_logs__error_rows` classifies with.
     `fingerprint`: the same and its sync's snapshot rows (their number and latest attempt),
     for the other sync-scoped models. A run whose fingerprint is new, changed or gone makes
     its sync's rows be rewritten (`changed_runs`), or only its own where the model is
@@ -15,6 +17,7 @@
     'max_payload_bytes': rules['max_bytes'],
     'flapping_min_cycles': var('sync_logs_flapping_min_cycles'),
     'flapping_min_changes': var('sync_logs_flapping_min_changes'),
+    'extra_error_categories': var('sync_logs_extra_error_categories'),
 }) -%}
 {%- set run_described = ["'" ~ settings | replace("'", "''") ~ "'"] -%}
 {%- for part in [
@@ -23,7 +26,7 @@
     'source_objects.source_object_type', 'source_objects.source_object_name',
     'destinations.destination_type', 'destinations.destination_name',
     'destination_objects.destination_object_name',
-    'changelog.num_changelog_rows', 'changelog.last_logged_at'] -%}
+    'changelog.num_changelog_rows', 'changelog.last_logged_at', 'error_taxonomy.patterns'] -%}
     {%- do run_described.extend(["'|'", "coalesce(cast(" ~ part ~ " as " ~ dbt.type_string() ~ "), '~')"]) -%}
 {%- endfor %}
 {%- set described = run_described[:] -%}
@@ -64,6 +67,20 @@ snapshot as (
         max(last_attempted_at) as last_attempted_at
     from {{ ref('stg_sync_logs__sync_snapshot') }}
     group by sync_id
+),
+
+{%- set string = dbt.type_string() %}
+
+{#- the seed's patterns, one text: a change to them rewrites the error rows -#}
+error_taxonomy as (
+    select
+        {{ sync_logs.string_agg_sorted(dbt.concat([
+            "coalesce(cast(pattern as " ~ string ~ "), '~')", "'|'",
+            "coalesce(cast(category as " ~ string ~ "), '~')", "'|'",
+            "coalesce(cast(priority as " ~ string ~ "), '~')", "'|'",
+            "coalesce(cast(error_class as " ~ string ~ "), '~')", "'|'",
+            "coalesce(cast(is_retryable as " ~ string ~ "), '~')"]), "';'") }} as patterns
+    from {{ ref('sync_logs_error_categories') }}
 )
 
 select
@@ -83,3 +100,4 @@ left join {{ ref('stg_sync_logs__destinations') }} as destinations
     on runs.destination_id = destinations.destination_id
 left join {{ ref('stg_sync_logs__destination_objects') }} as destination_objects
     on runs.destination_object_id = destination_objects.destination_object_id
+cross join error_taxonomy

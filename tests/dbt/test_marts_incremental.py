@@ -53,6 +53,9 @@ RUN_SCOPED_PREDICATES = {
 # A build of the run-scoped models that wrote runs 1005 and 1006 but died before on-run-end
 # recorded them: the next build writes them again, once.
 REPLAYED_RUNS = (1005, 1006)
+# an extra pattern that matches every message, before any of the seed's
+TAXONOMY_CHANGE = {"sync_logs_extra_error_categories": [
+    {"pattern": ".", "category": "fixture_any", "priority": 1}]}
 PREDICATE = re.compile(
     r"\b1 = [01]\b|\bsync_id in \([0-9, ]+\)|\(sync_id = \d+ and sync_run_id in \([0-9, ]+\)\)")
 
@@ -199,6 +202,12 @@ def sequence(request, tmp_path_factory):
                     outcomes["orphaned"] = rebuild(incremental, full_rows)
         incremental.execute(*older_release_statements(engine, incremental.schema))
         outcomes["upgraded"] = rebuild(incremental, outcomes["idle"].full)
+        # the error taxonomy changes: the error rows carry it, so every sync is rewritten
+        incremental.dbt_vars.update(TAXONOMY_CHANGE)
+        full.dbt_vars.update(TAXONOMY_CHANGE)
+        full.dbt(*RUN, "--full-refresh")
+        outcomes["retaxonomied"] = rebuild(
+            incremental, {relation: full.rows(relation) for relation in COMPARED})
         yield outcomes
     finally:
         incremental.drop()
@@ -264,6 +273,17 @@ def test_run_scoped_models_of_an_older_release_are_rebuilt_in_full(sequence):
     assert outcome.predicates == {
         model: {"1 = 1" if model in RUN_SCOPED else "1 = 0"} for model in outcome.predicates
     }
+
+
+def test_a_changed_error_taxonomy_rewrites_every_sync(sequence):
+    outcome = sequence["retaxonomied"]
+    differing = [r for r in COMPARED if outcome.incremental[r] != outcome.full[r]]
+    assert differing == [], f"{differing} differ from a full refresh"
+    assert outcome.predicates == {
+        model: {"sync_id in (101, 202)"} for model in outcome.predicates
+    }
+    categories = {row["error_category"] for row in outcome.incremental["int_sync_logs__error_rows"]}
+    assert categories == {"fixture_any"}
 
 
 def test_first_build(sequence):
