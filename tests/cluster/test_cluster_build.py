@@ -6,15 +6,13 @@ The lake root is given as a file:// URI; the canonical tables must equal those o
 
 from __future__ import annotations
 
-import datetime as dt
-import decimal
 import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import pyarrow.dataset as ds
 import pytest
+from parquet_tables import read_table
 
 from sync_logs_dev.dbt_invoke import run_dbt
 from sync_logs_dev.dbt_subprocess import run_dbt_subprocess
@@ -24,10 +22,6 @@ from sync_logs_dev.spark_evidence import DriverPoller, EventLog, worker_executor
 
 SCHEMA = "cluster_build"
 LOCAL_SCHEMA = "cluster_build_local_reference"
-# Set from the clock when a build writes them: equal only by accident.
-BUILD_TIME_COLUMNS = {"logged_at", "loaded_at", "inspected_at", "manifest_updated_at",
-                      "manifest_version", "listed_at", "manifest_listed_at",
-                      "inputs_fingerprint", "stamped_at"}
 
 
 @pytest.fixture(scope="module")
@@ -79,28 +73,6 @@ def local_build(cluster_build):
     """The worker's warehouse folder, which holds the local reference's tables."""
     cluster_build["local"].result()  # raises if the reference build failed
     return cluster_build["local_warehouse"]
-
-
-def normalise(value):
-    if isinstance(value, dt.datetime):
-        return value.replace(tzinfo=None).isoformat()
-    if isinstance(value, decimal.Decimal | float):
-        return round(float(value), 9)
-    if isinstance(value, list | tuple):
-        return tuple(normalise(v) for v in value)
-    if isinstance(value, dict):
-        return tuple(sorted((k, normalise(v)) for k, v in value.items()))
-    return value
-
-
-def read_table(schema_dir: Path, table: str) -> tuple[list[str], list[tuple]]:
-    """A parquet table folder (hive-partitioned or not), rows sorted, build-time columns out."""
-    dataset = ds.dataset(schema_dir / table, format="parquet",
-                         partitioning="hive", exclude_invalid_files=True)
-    columns = sorted(c for c in dataset.schema.names if c not in BUILD_TIME_COLUMNS)
-    data = dataset.to_table(columns=columns).to_pylist()
-    rows = sorted((tuple(normalise(row[c]) for c in columns) for row in data), key=repr)
-    return columns, rows
 
 
 def test_build_succeeds(cluster_build):

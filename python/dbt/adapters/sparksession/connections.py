@@ -42,15 +42,27 @@ class SparkSessionCredentials(SparkCredentials):
     def type(self) -> str:
         return ADAPTER_TYPE
 
+    def connect_url(self) -> str | None:
+        """The Spark Connect server the session reaches (`spark.remote`), if any: a running
+        engine (`python -m dbt.adapters.sparksession.connect_server`) instead of a JVM of this
+        process."""
+        return self.server_side_parameters.get("spark.remote") or None
+
     def embedded_warehouse(self) -> Path | None:
-        """The warehouse folder when the metastore is an embedded Derby database (one JVM)."""
-        settings = self.server_side_parameters
-        if settings.get("spark.sql.catalogImplementation", "hive") != "hive":
-            return None
-        metastore = settings.get("spark.hadoop.javax.jdo.option.ConnectionURL", "jdbc:derby:;")
-        if not metastore.startswith("jdbc:derby:") or metastore.startswith("jdbc:derby://"):
-            return None
-        return Path(settings.get("spark.sql.warehouse.dir", "spark-warehouse"))
+        return embedded_warehouse(self.server_side_parameters)
+
+
+def embedded_warehouse(settings: dict) -> Path | None:
+    """The warehouse folder when the metastore is an embedded Derby database (one JVM) of this
+    process: not when a Connect server holds it (and its lock)."""
+    if settings.get("spark.remote"):
+        return None
+    if settings.get("spark.sql.catalogImplementation", "hive") != "hive":
+        return None
+    metastore = settings.get("spark.hadoop.javax.jdo.option.ConnectionURL", "jdbc:derby:;")
+    if not metastore.startswith("jdbc:derby:") or metastore.startswith("jdbc:derby://"):
+        return None
+    return Path(settings.get("spark.sql.warehouse.dir", "spark-warehouse"))
 
 
 class SparkSessionConnectionManager(SparkConnectionManager):
@@ -66,7 +78,8 @@ class SparkSessionConnectionManager(SparkConnectionManager):
                 lock.acquire(credentials.lock_wait_seconds, get_invocation_id(), logger.info)
             except WarehouseLocked as error:
                 raise DbtRuntimeError(str(error)) from None
-        if credentials.jvm_class_archive and SparkContext._active_spark_context is None:
+        in_process = credentials.connect_url() is None
+        if credentials.jvm_class_archive and in_process and not SparkContext._active_spark_context:
             use_class_archive(credentials.server_side_parameters)
         connection = super().open(connection)
         # Spark's WARN lines (one per dbt statement) would bury dbt's own output.

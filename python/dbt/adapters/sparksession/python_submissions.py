@@ -14,13 +14,16 @@ class SessionPythonJobHelper(PythonJobHelper):
         self.model_name = parsed_model["alias"]
         model_path = parsed_model.get("original_file_path") or self.model_name
         self.code_name = f"{model_path} (compiled)"
+        self.connect_url = credentials.connect_url()
 
     def submit(self, compiled_code: str) -> str | None:
         """Runs the model; returns the code its epilogue left in `dbt_submission_code`, if any."""
         # Tracebacks then quote the lines that ran, model code first.
         lines = compiled_code.splitlines(keepends=True)
         linecache.cache[self.code_name] = (len(compiled_code), None, lines, self.code_name)
-        spark = SparkSession.getActiveSession() or SparkSession.builder.getOrCreate()
+        # the session of dbt's connection: a Connect client's is found through its URL
+        builder = SparkSession.builder.remote(self.connect_url) if self.connect_url else None
+        spark = SparkSession.getActiveSession() or (builder or SparkSession.builder).getOrCreate()
         namespace = {"__name__": f"dbt_python_model_{self.model_name}", "spark": spark}
         try:
             exec(compile(compiled_code, self.code_name, "exec"), namespace)

@@ -4,8 +4,10 @@
 {% macro py_create_temp_view(compiled_code, tmp_relation) %}
 {{ py_model_dataframe(compiled_code) }}
 # An empty local relation after optimisation: Spark needs to run nothing to know there are no rows.
-optimized = df._jdf.queryExecution().optimizedPlan()
-if optimized.getClass().getSimpleName() == "LocalRelation" and optimized.data().isEmpty():
+# A Spark Connect DataFrame has no JVM plan at hand (no `_jdf`): its view is always created.
+jdf = getattr(df, "_jdf", None)
+optimized = jdf.queryExecution().optimizedPlan() if jdf is not None else None
+if optimized is not None and optimized.getClass().getSimpleName() == "LocalRelation" and optimized.data().isEmpty():
     dbt_submission_code = "EMPTY"
 else:
     df.createOrReplaceTempView("{{ tmp_relation.identifier }}")
