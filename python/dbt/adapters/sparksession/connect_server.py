@@ -16,6 +16,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pyspark
@@ -94,9 +95,21 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     code = server.wait()
+    wait_for_group(server.pid)  # the JVM outlives the script that started it by a moment
     if lock is not None:
         lock.release()
     return 0 if stopped else code
+
+
+def wait_for_group(group: int, timeout: float = 60) -> None:
+    """Waits until no process of `group` is left; kills what is left after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            os.killpg(group, signal.SIGKILL if time.monotonic() > deadline else 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.2)
 
 
 if __name__ == "__main__":
