@@ -24,7 +24,7 @@ from dbt.config.profile import read_profile
 from dbt.config.renderer import ProfileRenderer
 from dbt_common.context import set_invocation_context
 
-from dbt.adapters.sparksession.connections import embedded_warehouse
+from dbt.adapters.sparksession.connections import embedded_warehouse, remote_url
 from dbt.adapters.sparksession.warehouse_lock import WarehouseLocked, warehouse_lock
 
 DEFAULT_PORT = 15002
@@ -45,7 +45,7 @@ def target_settings(profiles_dir: Path, profile: str, target: str | None) -> dic
     if name not in outputs:
         raise SystemExit(f"no target {name!r} in profile {profile!r} (targets: {sorted(outputs)})")
     settings = renderer.render_data(outputs[name]).get("server_side_parameters") or {}
-    if "spark.remote" in settings:
+    if remote_url(settings) is not None:
         raise SystemExit(f"target {name!r} reaches a server itself (spark.remote): start the "
                          "server with the target whose settings it should run with")
     return {key: str(value) for key, value in settings.items()}

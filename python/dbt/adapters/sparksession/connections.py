@@ -43,19 +43,22 @@ class SparkSessionCredentials(SparkCredentials):
         return ADAPTER_TYPE
 
     def connect_url(self) -> str | None:
-        """The Spark Connect server the session reaches (`spark.remote`), if any: a running
-        engine (`python -m dbt.adapters.sparksession.connect_server`) instead of a JVM of this
-        process."""
-        return self.server_side_parameters.get("spark.remote") or None
+        return remote_url(self.server_side_parameters)
 
     def embedded_warehouse(self) -> Path | None:
         return embedded_warehouse(self.server_side_parameters)
 
 
+def remote_url(settings: dict) -> str | None:
+    """The Spark Connect server the session reaches (`spark.remote`), if any: a running engine
+    (`python -m dbt.adapters.sparksession.connect_server`) instead of a JVM of this process."""
+    return settings.get("spark.remote") or None
+
+
 def embedded_warehouse(settings: dict) -> Path | None:
     """The warehouse folder when the metastore is an embedded Derby database (one JVM) of this
     process: not when a Connect server holds it (and its lock)."""
-    if settings.get("spark.remote"):
+    if remote_url(settings) is not None:
         return None
     if settings.get("spark.sql.catalogImplementation", "hive") != "hive":
         return None

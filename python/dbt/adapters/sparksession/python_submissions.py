@@ -22,8 +22,10 @@ class SessionPythonJobHelper(PythonJobHelper):
         lines = compiled_code.splitlines(keepends=True)
         linecache.cache[self.code_name] = (len(compiled_code), None, lines, self.code_name)
         # the session of dbt's connection: a Connect client's is found through its URL
-        builder = SparkSession.builder.remote(self.connect_url) if self.connect_url else None
-        spark = SparkSession.getActiveSession() or (builder or SparkSession.builder).getOrCreate()
+        builder = SparkSession.builder.remote(self.connect_url) if self.connect_url else (
+            SparkSession.builder
+        )
+        spark = SparkSession.getActiveSession() or builder.getOrCreate()
         namespace = {"__name__": f"dbt_python_model_{self.model_name}", "spark": spark}
         try:
             exec(compile(compiled_code, self.code_name, "exec"), namespace)
