@@ -85,13 +85,16 @@ def lake_build(spark, tmp_path_factory):
     write_run(lake, 1, 10, 102, at(120), {"records_updated.0.parquet": [
         rec("a", payload(email="a2@x.com", phone="555-0202", plan="free"), started=at(121)),
     ]})
-    run_dbt(
-        ["run", "--select", "path:models/canonical", "+sync_logs__field_diffs",
-         "+sync_logs__current_members", "+sync_logs__audience_events"],
-        target_dir=base / "t",
-        dbt_vars={"sync_logs_raw_root": str(lake), **VARS},
-        env={"SYNC_LOGS_SCHEMA": SCHEMA, "SYNC_LOGS_PAYLOAD_HASH_SALT": SALT},
-    )
+    # the marts' run fingerprints read the error taxonomy seed
+    for command in (["seed", "--select", "sync_logs_error_categories"],
+                    ["run", "--select", "path:models/canonical", "+sync_logs__field_diffs",
+                     "+sync_logs__current_members", "+sync_logs__audience_events"]):
+        run_dbt(
+            command,
+            target_dir=base / "t",
+            dbt_vars={"sync_logs_raw_root": str(lake), **VARS},
+            env={"SYNC_LOGS_SCHEMA": SCHEMA, "SYNC_LOGS_PAYLOAD_HASH_SALT": SALT},
+        )
     return lake
 
 

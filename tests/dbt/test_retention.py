@@ -27,6 +27,8 @@ import handmade_lake  # noqa: E402  (tests/ helper, imported by path like the ot
 SELECT = ["--select", "+sync_logs__current_members", "+sync_logs__row_lifecycle",
           "+sync_logs__membership_history", "+sync_logs__audience_events",
           "+sync_logs__row_operations", "sync_log"]
+# every sync-scoped mart reads the error taxonomy seed (through the run fingerprints)
+SEED = ["seed", "--select", "sync_logs_error_categories"]
 AS_OF = "2026-10-04 00:00:00"
 RETENTION_DAYS = 1
 HORIZON = dt.datetime(2026, 10, 3)
@@ -97,12 +99,14 @@ def scenario(spark, tmp_path_factory):
     # so it would otherwise lose everything but its anchors)
     inactive = min(last, key=lambda sync_id: last[sync_id]["started_at"])
 
-    run_dbt(["run", *SELECT], target_dir=base / "t_ref", dbt_vars={"sync_logs_raw_root": str(lake)},
-            env={"SYNC_LOGS_SCHEMA": "retention_ref"})
+    for command in (SEED, ["run", *SELECT]):
+        run_dbt(command, target_dir=base / "t_ref", dbt_vars={"sync_logs_raw_root": str(lake)},
+                env={"SYNC_LOGS_SCHEMA": "retention_ref"})
     pruned_env = {"SYNC_LOGS_SCHEMA": "retention_pruned"}
     target = base / "t_pruned"
-    run_dbt(["run", *SELECT], target_dir=target, dbt_vars={"sync_logs_raw_root": str(raw)},
-            env=pruned_env)
+    for command in (SEED, ["run", *SELECT]):
+        run_dbt(command, target_dir=target, dbt_vars={"sync_logs_raw_root": str(raw)},
+                env=pruned_env)
     before = table(spark, "retention_pruned", "sync_changelog")
     run_starts = {(r["sync_id"], r["sync_run_id"]): r["started_at"]
                   for r in table(spark, "retention_pruned", "sync_runs")}
