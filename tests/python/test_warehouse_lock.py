@@ -29,6 +29,14 @@ time.sleep(float(sys.argv[2]))
 lock.release()
 """
 
+JVM_AFTER_BUILD = """
+import sys, time
+from pathlib import Path
+while not Path(sys.argv[1]).exists():
+    time.sleep(0.05)
+time.sleep(1.5)
+"""
+
 
 def holder(
     warehouse: Path, seconds: float, jvm_pid: int | None = None, writes_archive: bool = False
@@ -100,10 +108,13 @@ def test_a_killed_holder_is_taken_over_once_its_jvm_is_gone(tmp_path):
 
 
 def test_a_taker_waits_for_the_jvm_that_writes_its_class_archive_after_its_build(tmp_path):
-    jvm = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(1.5)"])
+    # the JVM ends 1.5 s after the build has (however slowly the build's process starts)
+    build_ended = tmp_path / "build_ended"
+    jvm = subprocess.Popen([sys.executable, "-c", JVM_AFTER_BUILD, str(build_ended)])
     threading.Thread(target=jvm.wait).start()  # reaped as it ends, as init reaps a real JVM
     child = holder(tmp_path, 0, jvm_pid=jvm.pid, writes_archive=True)
     assert child.wait() == 0
+    build_ended.touch()
     left = json.loads((tmp_path / LOCK_FILE).read_text())
     assert (left["jvm_pid"], left["writes_class_archive"], left["ended"]) == (jvm.pid, True, True)
     lock, lines = taken(tmp_path, 30)
