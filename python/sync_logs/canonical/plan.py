@@ -81,63 +81,56 @@ def read_stored(session: SparkSession, relation: str) -> DataFrame | None:
     return session.table(relation)
 
 
-def read_committed(session: SparkSession, relation: str) -> DataFrame:
-    """Key, start and `manifest_version` of each run of `relation` (`sync_runs`, read by name: a
-    `ref` would be a cycle); empty on a first build."""
+def committed_rows(session: SparkSession, relation: str) -> list[tuple]:
+    """Key, start (microseconds) and `manifest_version` of each run of `relation` (`sync_runs`,
+    read by name: a `ref` would be a cycle), collected once; none on a first build."""
     stored = read_stored(session, relation)
     if stored is None:
-        return session.createDataFrame([], COMMITTED_SCHEMA)
-    return stored.select(
-        "sync_id",
-        "sync_run_id",
-        F.col("started_at").alias("sync_run_started_at"),
-        "manifest_version",
-    )
+        return []
+    started = F.unix_micros("started_at")
+    return collected(stored.select(*RUN, started, "manifest_version"))
 
 
-def stored_runs(session: SparkSession, relation: str) -> DataFrame:
+def stored_runs(session: SparkSession, relation: str) -> list[tuple]:
     """(sync_id, sync_run_id) of each partition of `relation` (`sync_changelog`, partitioned by
-    both): one metastore query (`show partitions`); empty when there is no table yet."""
+    both): one metastore query (`show partitions`); none when there is no table yet."""
     if read_stored(session, relation) is None:
-        return session.createDataFrame([], "sync_id bigint, sync_run_id bigint")
+        return []
     partitions = session.sql(f"show partitions {relation}")
     if "partition" not in partitions.columns:  # delta tables: one column per partition column
-        return partitions.select(*[F.col(name).cast("bigint").alias(name) for name in RUN])
-    return partitions.select(
-        *[
-            F.regexp_extract("partition", PARTITION_VALUE.format(name=name), 2)
-            .cast("bigint")
-            .alias(name)
-            for name in RUN
-        ]
+        return collected(partitions.select(*[F.col(name).cast("bigint") for name in RUN]))
+    return collected(
+        partitions.select(
+            *[
+                F.regexp_extract("partition", PARTITION_VALUE.format(name=name), 2).cast("bigint")
+                for name in RUN
+            ]
+        )
     )
 
 
-def read_uncommitted(session: SparkSession, relation: str, committed: DataFrame) -> DataFrame:
-    """Runs whose rows `relation` (`sync_changelog`, read by name) holds though `committed` does
-    not hold them, with their start: left by a build that failed before its commit. Usually
-    none, found without reading a row (the keys compared on the driver); their start is read
-    from their partitions alone."""
-    held = {tuple(row) for row in committed.select(*RUN).collect()}
-    keys = [row for row in stored_runs(session, relation).collect() if tuple(row) not in held]
+def uncommitted_rows(session: SparkSession, relation: str, committed: list[tuple]) -> list[tuple]:
+    """Runs whose rows `relation` (`sync_changelog`, read by name) holds though `committed`
+    (`committed_rows`) does not hold them, with their start (microseconds): left by a build
+    that failed before its commit. Usually none, found without reading a row (the keys
+    compared on the driver); their start is read from their partitions alone."""
+    held = {row[:2] for row in committed}
+    keys = [key for key in stored_runs(session, relation) if key not in held]
     if not keys:
-        return session.createDataFrame([], UNCOMMITTED_SCHEMA)
+        return []
     left = F.lit(False)
-    for key in keys:
-        run = (F.col("sync_id") == key["sync_id"]) & (F.col("sync_run_id") == key["sync_run_id"])
-        left = left | run
-    starts = (
+    for sync_id, sync_run_id in keys:
+        left = left | ((F.col("sync_id") == sync_id) & (F.col("sync_run_id") == sync_run_id))
+    return collected(
         session.table(relation)
         .filter(left)
         .groupBy(*RUN)
-        .agg(F.min("sync_run_started_at").alias("sync_run_started_at"))
-        .collect()
+        .agg(F.unix_micros(F.min("sync_run_started_at")))
     )
-    return session.createDataFrame([tuple(row) for row in starts], UNCOMMITTED_SCHEMA)
 
 
-def no_uncommitted(manifest: DataFrame) -> DataFrame:
-    return manifest.sparkSession.createDataFrame([], UNCOMMITTED_SCHEMA)
+def collected(frame: DataFrame) -> list[tuple]:
+    return [tuple(row) for row in frame.collect()]
 
 
 @dataclass(frozen=True)
@@ -170,20 +163,25 @@ def rows_digest(rows: list[tuple]) -> str:
     return f"{len(lines)}:{digest}"
 
 
+def manifest_rows(manifest: DataFrame) -> list[tuple]:
+    """The manifest's run folders as the plan reads them (`PlanInputs.manifest`)."""
+    return collected(
+        manifest.filter(F.col("is_valid").isNotNull()).select(
+            *RUN, F.unix_micros("sync_run_started_at"), "manifest_version", "is_valid", in_lake()
+        )
+    )
+
+
 def collect_inputs(
     manifest: DataFrame, committed: DataFrame, uncommitted: DataFrame | None = None
 ) -> PlanInputs:
+    """The plan's inputs from frames: the manifest, `COMMITTED_SCHEMA`, `UNCOMMITTED_SCHEMA`."""
     started = F.unix_micros("sync_run_started_at")
-    frames = (
-        manifest.filter(F.col("is_valid").isNotNull()).select(  # run folders
-            *RUN, started, "manifest_version", "is_valid", in_lake()
-        ),
-        committed.select(*RUN, started, "manifest_version"),
-        (uncommitted if uncommitted is not None else no_uncommitted(manifest)).select(
-            *RUN, started
-        ),
+    return PlanInputs(
+        manifest_rows(manifest),
+        collected(committed.select(*RUN, started, "manifest_version")),
+        collected(uncommitted.select(*RUN, started)) if uncommitted is not None else [],
     )
-    return PlanInputs(*[[tuple(row) for row in frame.collect()] for frame in frames])
 
 
 def inputs_fingerprint(
@@ -199,10 +197,18 @@ def current_plan(
     previous: DataFrame | None,
     uncommitted: DataFrame | None = None,
 ) -> DataFrame:
+    """`current_plan_from` the inputs of these frames."""
+    return current_plan_from(
+        collect_inputs(manifest, committed, uncommitted), manifest.sparkSession, previous
+    )
+
+
+def current_plan_from(
+    inputs: PlanInputs, session: SparkSession, previous: DataFrame | None
+) -> DataFrame:
     """`int_sync_logs__build_plan`: `previous` (the table) as it stands when it holds no action
     and was computed from the same inputs (an idle build after an idle build), else the plan
     computed again."""
-    inputs = collect_inputs(manifest, committed, uncommitted)
     fingerprint = inputs.fingerprint()
     if previous is not None and "inputs_fingerprint" in previous.columns:
         stored = previous.agg(
@@ -211,7 +217,7 @@ def current_plan(
         ).first()
         if stored["has_actions"] is False and stored["inputs_fingerprint"] == fingerprint:
             return previous
-    return plan_frame(manifest.sparkSession, plan_rows(inputs, fingerprint))
+    return plan_frame(session, plan_rows(inputs, fingerprint))
 
 
 def build_plan(
