@@ -5,7 +5,8 @@
     columns) holds a row of it matching the SQL condition `remaining_condition`, of a run the
     plan does not clear. -#}
 {% macro clear_emptied_syncs(relation, remaining, remaining_condition) %}
-    {%- if execute -%}
+    {#- only a sync the plan touches can be emptied -#}
+    {%- if execute and sync_logs.build_plan_holds('plan.action is not null') -%}
         {%- set emptied_syncs_query -%}
             with kept as (
                 select remaining.sync_id

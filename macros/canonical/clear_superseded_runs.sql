@@ -4,7 +4,8 @@
     `int_sync_logs__build_plan`; the partitions of uncommitted runs it clears are dropped after
     the commit (`clear_uncommitted_runs`). -#}
 {% macro clear_superseded_runs(relation) %}
-    {%- if execute -%}
+    {#- both kinds are superseded runs of the plan -#}
+    {%- if execute and sync_logs.build_plan_holds('plan.is_superseded') -%}
         {%- set stale_runs_query = sync_logs.superseded_partitions_sql(
             ref('int_sync_logs__build_plan'),
             ref('int_sync_logs__record_files'),

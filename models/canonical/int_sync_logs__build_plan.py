@@ -14,14 +14,12 @@ from sync_logs.canonical import plan, require_library
 def model(dbt, session):
     require_library(dbt.config.get("sync_logs_library"))
     this = str(dbt.this)
-    committed = plan.committed_rows(
-        session, plan.sibling_relation(this, dbt.config.get("committed_runs_identifier"))
+    previous = plan.read_stored(session, this)
+    inputs, state = plan.read_inputs(
+        session,
+        dbt.ref("int_sync_logs__run_manifest"),
+        sync_runs=plan.sibling_relation(this, dbt.config.get("committed_runs_identifier")),
+        changelog=plan.sibling_relation(this, dbt.config.get("changelog_identifier")),
+        previous=previous,
     )
-    inputs = plan.PlanInputs(
-        manifest=plan.manifest_rows(dbt.ref("int_sync_logs__run_manifest")),
-        committed=committed,
-        uncommitted=plan.uncommitted_rows(
-            session, plan.sibling_relation(this, dbt.config.get("changelog_identifier")), committed
-        ),
-    )
-    return plan.current_plan_from(inputs, session, previous=plan.read_stored(session, this))
+    return plan.current_plan_from(inputs, session, previous, state)

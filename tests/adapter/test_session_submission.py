@@ -1,5 +1,6 @@
 """The sparksession plugin: Python models share the session, fail loudly, never half-write, and
-write an incremental run's new rows once, or not at all when there are none."""
+write an incremental run's new rows once, or not at all when there are none; views with
+`keep_unchanged_view` are created again only when their definition changed."""
 
 import json
 import textwrap
@@ -30,6 +31,7 @@ def project(tmp_path_factory) -> Path:
         vars:
           fail_model: false
           up_to: 4
+          view_parity: 1
         models:
           adapter_smoke:
             +file_format: parquet
@@ -106,6 +108,16 @@ def project(tmp_path_factory) -> Path:
         group by parity
         """,
     )
+    for name, kept in (("odd_squares", "true"), ("odd_squares_always_created", "false")):
+        write(
+            root / f"models/{name}.sql",
+            f"""
+            {{{{ config(materialized="view", keep_unchanged_view={kept}) }}}}
+            select n, square
+            from {{{{ ref('squares') }}}}
+            where parity = {{{{ var('view_parity') }}}}
+            """,
+        )
     return root
 
 
@@ -178,3 +190,41 @@ def test_incremental_python_model_writes_new_rows_once_and_nothing_when_none(
     assert files("squares_log") == before
     assert numbers("squares_log") == expected
     assert numbers("squares_all") == expected
+
+
+def run_views(project: Path, target: Path, *flags: str, **dbt_vars) -> dict[str, str]:
+    """`dbt run` of the two views; {model: dbt's message}."""
+    run_dbt(
+        ["run", "--select", "odd_squares", "odd_squares_always_created", *flags],
+        project_dir=project, target_dir=target, dbt_vars=dbt_vars,
+        env={"SYNC_LOGS_SCHEMA": SCHEMA},
+    )
+    results = json.loads((target / "dbt" / "run_results.json").read_text())["results"]
+    return {r["unique_id"].rsplit(".", 1)[1]: r["message"] for r in results}
+
+
+def test_view_is_kept_while_its_definition_is_unchanged(spark, project, tmp_path):
+    def squares(view):
+        return sorted(row.square for row in spark.table(f"{SCHEMA}.{view}").collect())
+
+    build(project, tmp_path / "build")
+    spark.sql(f"drop view if exists {SCHEMA}.odd_squares")
+    created = run_views(project, tmp_path / "created")
+    assert created == {"odd_squares": "OK", "odd_squares_always_created": "OK"}
+
+    kept = run_views(project, tmp_path / "kept")
+    assert kept == {"odd_squares": "OK: unchanged, kept", "odd_squares_always_created": "OK"}
+    assert squares("odd_squares") == [1, 9, 25]
+
+    changed = run_views(project, tmp_path / "changed", view_parity=0)
+    assert changed["odd_squares"] == "OK"
+    assert squares("odd_squares") == [4, 16, 36]
+
+    refreshed = run_views(project, tmp_path / "refreshed", "--full-refresh", view_parity=0)
+    assert refreshed["odd_squares"] == "OK"
+
+    # replaced by hand, without the stored definition: created again
+    spark.sql(f"create or replace view {SCHEMA}.odd_squares as select 1 as n, 1 as square")
+    replaced = run_views(project, tmp_path / "replaced", view_parity=0)
+    assert replaced["odd_squares"] == "OK"
+    assert squares("odd_squares") == [4, 16, 36]

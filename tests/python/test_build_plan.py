@@ -135,6 +135,25 @@ def test_inputs_fingerprint_follows_the_run_rows_and_the_committed_runs(spark):
     }) == 9
 
 
+def test_frames_collected_together_come_back_as_each_collected_alone(spark):
+    """The build plan reads its inputs in one job; their rows, and so the fingerprint of a plan
+    stored by an earlier release, are exactly what a collect of each gives (repr: 1, 1.0 and
+    True are equal in Python)."""
+    frames = {
+        "runs": spark.createDataFrame(
+            [(1, 2**53 + 1, True, "a"), (2, None, False, None)],
+            "id bigint, micros bigint, flag boolean, name string",
+        ).withColumnRenamed("flag", "exists(files, x.kind = 'a')"),  # a name with dots
+        "manifest": plan_rules.manifest_inputs(
+            spark.createDataFrame([(10, 1, t(1), 1, True, IN_LAKE)], MANIFEST_SCHEMA)
+        ),
+        "none": spark.createDataFrame([], "id bigint"),
+        "state": spark.createDataFrame([(None, "v1:3:ab")], "has_actions boolean, fp string"),
+    }
+    together = plan_rules.collected_each(frames)
+    assert repr(together) == repr({n: plan_rules.collected(f) for n, f in frames.items()})
+
+
 def plan_rows(spark, manifest_rows, committed_rows, uncommitted_rows=()) -> list[tuple]:
     """(run, sync_run_started_at, action, is_superseded, cutoff run) of each plan row."""
     built = plan_rules.build_plan(

@@ -201,18 +201,16 @@ def objects(facts: DataFrame, manifest: DataFrame) -> DataFrame:
     return files.unionByName(named_by_runs)
 
 
-def latest_listing(frame: DataFrame, column: str) -> int | None:
-    """The latest time in `column`, in microseconds (null when none)."""
-    return frame.agg(F.unix_micros(F.max(column)).alias("latest")).collect()[0]["latest"]
-
-
 def current_objects(facts: DataFrame, manifest: DataFrame, previous: DataFrame | None) -> DataFrame:
     """`int_sync_logs__objects`: `previous` (the table) as it stands when the manifest has not
     been written since it was built, else the objects again, stamped with the manifest's
-    latest write (`manifest_listed_at`)."""
-    listed = latest_listing(manifest, "listed_at")
-    if previous is not None and listed is not None:
-        if latest_listing(previous, "manifest_listed_at") == listed:
-            return previous
+    latest write (`manifest_listed_at`). The two latest writes are read by one Spark job."""
     stamp = manifest.agg(F.max("listed_at").alias("manifest_listed_at"))
+    if previous is not None:
+        latest = stamp.select(F.unix_micros("manifest_listed_at")).crossJoin(
+            previous.agg(F.unix_micros(F.max("manifest_listed_at")))
+        )
+        listed, stored = latest.first()
+        if listed is not None and listed == stored:
+            return previous
     return objects(facts, manifest).crossJoin(stamp)

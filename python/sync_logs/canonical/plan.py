@@ -27,14 +27,16 @@ A run's load is committed when `sync_runs`, the last canonical table a build wri
 with its current `manifest_version`.
 
 The plan is a function of the manifest's run rows, the committed runs and the uncommitted runs
-alone, one row per run each: they are collected and the plan is computed on the driver, which
-costs a build far less than Spark's planning of joins and windows over a few hundred rows. Each
-plan row holds their fingerprint (`inputs_fingerprint`), and a build whose inputs have the
-stored plan's fingerprint, when that plan holds no action, keeps the stored plan without
-computing it again.
+alone, one row per run each: they are collected (by one Spark job, with the stored plan's
+state) and the plan is computed on the driver, which costs a build far less than Spark's
+planning of joins and windows over a few hundred rows. Each plan row holds their fingerprint
+(`inputs_fingerprint`), and a build whose inputs have the stored plan's fingerprint, when that
+plan holds no action, keeps the stored plan without computing it again.
 """
 
+import functools
 import hashlib
+import json
 from dataclasses import dataclass
 
 from pyspark.sql import DataFrame, SparkSession
@@ -81,14 +83,29 @@ def read_stored(session: SparkSession, relation: str) -> DataFrame | None:
     return session.table(relation)
 
 
-def committed_rows(session: SparkSession, relation: str) -> list[tuple]:
-    """Key, start (microseconds) and `manifest_version` of each run of `relation` (`sync_runs`,
-    read by name: a `ref` would be a cycle), collected once; none on a first build."""
-    stored = read_stored(session, relation)
-    if stored is None:
-        return []
-    started = F.unix_micros("started_at")
-    return collected(stored.select(*RUN, started, "manifest_version"))
+def read_inputs(
+    session: SparkSession,
+    manifest: DataFrame,
+    sync_runs: str,
+    changelog: str,
+    previous: DataFrame | None,
+) -> tuple["PlanInputs", list[tuple] | None]:
+    """The plan's inputs, and the state of the stored plan `previous` (`stored_state`), when
+    there is one. The manifest, the committed runs of `sync_runs` and that state are read by
+    one Spark job; `sync_runs` and `changelog` are read by name (a `ref` would be a cycle)."""
+    frames = {"manifest": manifest_inputs(manifest)}
+    committed_table = read_stored(session, sync_runs)
+    if committed_table is not None:  # none on a first build
+        frames["committed"] = committed_table.select(
+            *RUN, F.unix_micros("started_at"), "manifest_version"
+        )
+    state = stored_state(previous)
+    if state is not None:
+        frames["state"] = state
+    rows = collected_each(frames)
+    committed = rows.get("committed", [])
+    uncommitted = uncommitted_rows(session, changelog, committed)
+    return PlanInputs(rows["manifest"], committed, uncommitted), rows.get("state")
 
 
 def stored_runs(session: SparkSession, relation: str) -> list[tuple]:
@@ -111,7 +128,7 @@ def stored_runs(session: SparkSession, relation: str) -> list[tuple]:
 
 def uncommitted_rows(session: SparkSession, relation: str, committed: list[tuple]) -> list[tuple]:
     """Runs whose rows `relation` (`sync_changelog`, read by name) holds though `committed`
-    (`committed_rows`) does not hold them, with their start (microseconds): left by a build
+    (`PlanInputs.committed`) does not hold them, with their start (microseconds): left by a build
     that failed before its commit. Usually none, found without reading a row (the keys
     compared on the driver); their start is read from their partitions alone."""
     held = {row[:2] for row in committed}
@@ -131,6 +148,23 @@ def uncommitted_rows(session: SparkSession, relation: str, committed: list[tuple
 
 def collected(frame: DataFrame) -> list[tuple]:
     return [tuple(row) for row in frame.collect()]
+
+
+def collected_each(frames: dict[str, DataFrame]) -> dict[str, list[tuple]]:
+    """The rows of each frame, as `collected` gives them, read by one Spark job instead of one
+    job each: each row travels as JSON (integers, booleans and strings come back as they were),
+    tagged with its frame's name."""
+    def tagged(name: str, frame: DataFrame) -> DataFrame:
+        fields = frame.toDF(*[f"c{index}" for index in range(len(frame.columns))])  # any names
+        return fields.select(F.lit(name).alias("frame"), F.to_json(F.struct("*")).alias("row"))
+
+    width = {name: len(frame.columns) for name, frame in frames.items()}
+    rows: dict[str, list[tuple]] = {name: [] for name in frames}
+    union = functools.reduce(DataFrame.unionAll, [tagged(*item) for item in frames.items()])
+    for name, text in union.collect():
+        values = json.loads(text)  # a null field is left out
+        rows[name].append(tuple(values.get(f"c{index}") for index in range(width[name])))
+    return rows
 
 
 @dataclass(frozen=True)
@@ -163,12 +197,21 @@ def rows_digest(rows: list[tuple]) -> str:
     return f"{len(lines)}:{digest}"
 
 
-def manifest_rows(manifest: DataFrame) -> list[tuple]:
+def manifest_inputs(manifest: DataFrame) -> DataFrame:
     """The manifest's run folders as the plan reads them (`PlanInputs.manifest`)."""
-    return collected(
-        manifest.filter(F.col("is_valid").isNotNull()).select(
-            *RUN, F.unix_micros("sync_run_started_at"), "manifest_version", "is_valid", in_lake()
-        )
+    return manifest.filter(F.col("is_valid").isNotNull()).select(
+        *RUN, F.unix_micros("sync_run_started_at"), "manifest_version", "is_valid", in_lake()
+    )
+
+
+def stored_state(previous: DataFrame | None) -> DataFrame | None:
+    """One row of the stored plan `previous`: whether it holds an action, and the fingerprint of
+    the inputs it was computed from; None when there is no stored plan with fingerprints."""
+    if previous is None or "inputs_fingerprint" not in previous.columns:
+        return None
+    return previous.agg(
+        F.max(F.col("action").isNotNull()).alias("has_actions"),
+        F.max("inputs_fingerprint").alias("inputs_fingerprint"),
     )
 
 
@@ -178,7 +221,7 @@ def collect_inputs(
     """The plan's inputs from frames: the manifest, `COMMITTED_SCHEMA`, `UNCOMMITTED_SCHEMA`."""
     started = F.unix_micros("sync_run_started_at")
     return PlanInputs(
-        manifest_rows(manifest),
+        collected(manifest_inputs(manifest)),
         collected(committed.select(*RUN, started, "manifest_version")),
         collected(uncommitted.select(*RUN, started)) if uncommitted is not None else [],
     )
@@ -204,19 +247,20 @@ def current_plan(
 
 
 def current_plan_from(
-    inputs: PlanInputs, session: SparkSession, previous: DataFrame | None
+    inputs: PlanInputs,
+    session: SparkSession,
+    previous: DataFrame | None,
+    state: list[tuple] | None = None,
 ) -> DataFrame:
     """`int_sync_logs__build_plan`: `previous` (the table) as it stands when it holds no action
     and was computed from the same inputs (an idle build after an idle build), else the plan
-    computed again."""
+    computed again. `state`: the rows of `stored_state(previous)` when already read."""
     fingerprint = inputs.fingerprint()
-    if previous is not None and "inputs_fingerprint" in previous.columns:
-        stored = previous.agg(
-            F.max(F.col("action").isNotNull()).alias("has_actions"),
-            F.max("inputs_fingerprint").alias("inputs_fingerprint"),
-        ).first()
-        if stored["has_actions"] is False and stored["inputs_fingerprint"] == fingerprint:
-            return previous
+    if state is None:
+        stored = stored_state(previous)
+        state = collected(stored) if stored is not None else None
+    if state and state[0] == (False, fingerprint):
+        return previous
     return plan_frame(session, plan_rows(inputs, fingerprint))
 
 
