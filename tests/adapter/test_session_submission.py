@@ -153,14 +153,19 @@ def test_failing_model_reports_its_traceback_and_keeps_the_old_table(spark, proj
     assert "squares__dbt_new" not in tables
 
 
-def run_incremental(project: Path, target: Path, up_to: int) -> dict[str, str]:
-    """`dbt run` of the two incremental models; {model: dbt's message}."""
+def run_models(project: Path, target: Path, models: list[str], *flags: str, **dbt_vars):
+    """`dbt run` of `models`; {model: dbt's message}."""
     run_dbt(
-        ["run", "--select", "squares_log", "squares_all"], project_dir=project, target_dir=target,
-        dbt_vars={"up_to": up_to}, env={"SYNC_LOGS_SCHEMA": SCHEMA},
+        ["run", "--select", *models, *flags], project_dir=project, target_dir=target,
+        dbt_vars=dbt_vars, env={"SYNC_LOGS_SCHEMA": SCHEMA},
     )
     results = json.loads((target / "dbt" / "run_results.json").read_text())["results"]
     return {r["unique_id"].rsplit(".", 1)[1]: r["message"] for r in results}
+
+
+def run_incremental(project: Path, target: Path, up_to: int) -> dict[str, str]:
+    """`dbt run` of the two incremental models."""
+    return run_models(project, target, ["squares_log", "squares_all"], up_to=up_to)
 
 
 def test_incremental_python_model_writes_new_rows_once_and_nothing_when_none(
@@ -193,14 +198,9 @@ def test_incremental_python_model_writes_new_rows_once_and_nothing_when_none(
 
 
 def run_views(project: Path, target: Path, *flags: str, **dbt_vars) -> dict[str, str]:
-    """`dbt run` of the two views; {model: dbt's message}."""
-    run_dbt(
-        ["run", "--select", "odd_squares", "odd_squares_always_created", *flags],
-        project_dir=project, target_dir=target, dbt_vars=dbt_vars,
-        env={"SYNC_LOGS_SCHEMA": SCHEMA},
-    )
-    results = json.loads((target / "dbt" / "run_results.json").read_text())["results"]
-    return {r["unique_id"].rsplit(".", 1)[1]: r["message"] for r in results}
+    """`dbt run` of the two views."""
+    return run_models(project, target, ["odd_squares", "odd_squares_always_created"], *flags,
+                      **dbt_vars)
 
 
 def test_view_is_kept_while_its_definition_is_unchanged(spark, project, tmp_path):
