@@ -218,13 +218,17 @@ def stored_state(previous: DataFrame | None) -> DataFrame | None:
 def collect_inputs(
     manifest: DataFrame, committed: DataFrame, uncommitted: DataFrame | None = None
 ) -> PlanInputs:
-    """The plan's inputs from frames: the manifest, `COMMITTED_SCHEMA`, `UNCOMMITTED_SCHEMA`."""
+    """The plan's inputs from frames: the manifest, `COMMITTED_SCHEMA`, `UNCOMMITTED_SCHEMA`;
+    read as `read_inputs` reads them (`collected_each`)."""
     started = F.unix_micros("sync_run_started_at")
-    return PlanInputs(
-        collected(manifest_inputs(manifest)),
-        collected(committed.select(*RUN, started, "manifest_version")),
-        collected(uncommitted.select(*RUN, started)) if uncommitted is not None else [],
-    )
+    frames = {
+        "manifest": manifest_inputs(manifest),
+        "committed": committed.select(*RUN, started, "manifest_version"),
+    }
+    if uncommitted is not None:
+        frames["uncommitted"] = uncommitted.select(*RUN, started)
+    rows = collected_each(frames)
+    return PlanInputs(rows["manifest"], rows["committed"], rows.get("uncommitted", []))
 
 
 def inputs_fingerprint(

@@ -11,12 +11,12 @@
   config on views that name their columns.
 -#}
 {% materialization view, adapter='sparksession' -%}
-  {%- set identifier = model['alias'] -%}
-  {%- set old_relation = adapter.get_relation(database=database, schema=schema, identifier=identifier) -%}
-  {%- set target_relation = api.Relation.create(identifier=identifier, schema=schema, database=database, type='view') -%}
   {%- if not config.get('keep_unchanged_view', false) -%}
     {{ return(create_or_replace_view()) }}
   {%- endif -%}
+  {%- set identifier = model['alias'] -%}
+  {%- set old_relation = adapter.get_relation(database=database, schema=schema, identifier=identifier) -%}
+  {%- set target_relation = api.Relation.create(identifier=identifier, schema=schema, database=database, type='view') -%}
   {%- set definition_md5 = local_md5(get_create_view_as_sql(target_relation, sql)) -%}
   {%- set kept = old_relation is not none and old_relation.is_view and not should_full_refresh()
       and sparksession__view_definition_md5(old_relation) == definition_md5 -%}
