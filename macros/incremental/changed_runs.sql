@@ -5,8 +5,11 @@
     - `syncs`: the sorted ids of the syncs rewritten whole: those with a run whose fingerprint
       is new, changed or gone (new, late, reloaded, cleared and pruned runs, renamed objects);
     - `appended_runs`: for a run-scoped model (`sync_logs_run_scoped`: each row belongs to one
-      run and depends on that run alone), the syncs whose only difference is new runs are not
-      rewritten: only those runs are written, `{sync_id: [sync_run_id, ...]}`.
+      run and depends on that run and the runs before it), the syncs whose only difference is
+      new runs that started after every recorded run of the sync are not rewritten: only
+      those runs are written, `{sync_id: [sync_run_id, ...]}`. A late run (one that started
+      before a recorded run) changes the later runs' rows (their op_type: the changelog
+      recomputes them), so it rewrites its sync.
     One query. -#}
 {% macro changed_runs() %}
     {%- if not execute or not is_incremental() -%}
@@ -25,25 +28,50 @@
         ),
 
         current_runs as (
-            select sync_id, sync_run_id, {{ 'run_fingerprint' if run_scoped else 'fingerprint' }} as fingerprint
+            select
+                sync_id,
+                sync_run_id,
+                run_started_at,
+                {{ 'run_fingerprint' if run_scoped else 'fingerprint' }} as fingerprint
             from {{ sync_logs.package_model_relation('int_sync_logs__run_fingerprints') }}
+        ),
+
+        last_recorded_start as (
+            select
+                current_runs.sync_id,
+                max(current_runs.run_started_at) as run_started_at
+            from current_runs
+            inner join recorded_runs
+                on current_runs.sync_id = recorded_runs.sync_id
+                and current_runs.sync_run_id = recorded_runs.sync_run_id
+            group by current_runs.sync_id
         ),
 
         differing_runs as (
             select
                 coalesce(current_runs.sync_id, recorded_runs.sync_id) as sync_id,
                 current_runs.sync_run_id,
-                case when recorded_runs.sync_run_id is null then 1 else 2 end as kind
+                case
+                    when recorded_runs.sync_run_id is not null then 2
+                    {#- a late run: it started no later than a recorded run of its sync #}
+                    when last_recorded_start.run_started_at is not null
+                        and (current_runs.run_started_at is null
+                            or current_runs.run_started_at <= last_recorded_start.run_started_at)
+                        then 2
+                    else 1
+                end as kind
             from current_runs
             full outer join recorded_runs
                 on current_runs.sync_id = recorded_runs.sync_id
                 and current_runs.sync_run_id = recorded_runs.sync_run_id
+            left join last_recorded_start
+                on current_runs.sync_id = last_recorded_start.sync_id
             where current_runs.fingerprint is null
                 or recorded_runs.fingerprint is null
                 or current_runs.fingerprint <> recorded_runs.fingerprint
         )
 
-        {#- kind 0: the model has a record at all; 1: a new run; 2: a changed or gone run -#}
+        {#- kind 0: the model has a record at all; 1: a new run; 2: a changed, gone or late run -#}
         select 0 as kind, count(*) as sync_id, cast(null as {{ dbt.type_bigint() }}) as sync_run_id
         from recorded_runs
         union all

@@ -8,7 +8,8 @@
     `fingerprint`: the same and its sync's snapshot rows (their number and latest attempt),
     for the other sync-scoped models. A run whose fingerprint is new, changed or gone makes
     its sync's rows be rewritten (`changed_runs`), or only its own where the model is
-    run-scoped and the run is new. -#}
+    run-scoped and the run is new and started after its sync's recorded runs
+    (`run_started_at`). -#}
 {%- set rules = sync_logs.payload_rules() -%}
 {%- set settings = tojson({
     'payload_fields_to_drop': rules['drop'],
@@ -86,6 +87,7 @@ error_taxonomy as (
 select
     runs.sync_id,
     runs.sync_run_id,
+    runs.started_at as run_started_at,
     {{ dbt.hash(dbt.concat(described)) }} as fingerprint,
     {{ dbt.hash(dbt.concat(run_described)) }} as run_fingerprint
 from runs

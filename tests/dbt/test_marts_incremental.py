@@ -45,10 +45,10 @@ PREDICATES = {
     "idle": "1 = 0",
 }
 RUN_SCOPED = {"int_sync_logs__row_runs", "int_sync_logs__error_rows"}
+# a late run (2001 started before 2002) rewrites its sync: the later runs' op_types may change
 RUN_SCOPED_PREDICATES = {
     **PREDICATES,
     "new_runs": "(sync_id = 101 and sync_run_id in (1005, 1006))",
-    "late_run": "(sync_id = 202 and sync_run_id in (2001))",
 }
 # A build of the run-scoped models that wrote runs 1005 and 1006 but died before on-run-end
 # recorded them: the next build writes them again, once.
