@@ -19,6 +19,8 @@ import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from sync_logs.canonical.local_rows import local_frame
+
 # Spark refuses to read parquet TIMESTAMP(NANOS) as a timestamp, but reads its int64 when asked
 # for a bigint (no session setting needed); the record reader turns those nanoseconds since the
 # epoch into a UTC instant (truncated to microseconds, Spark's precision).
@@ -234,7 +236,7 @@ def inspect_files(session: SparkSession, files: DataFrame, contract: FileContrac
     """Inspection rows for `files` (path, and the expected ids of `contract.folder_ids`)."""
     paths = [row["path"] for row in files.select("path").collect()]
     if not paths:
-        return session.createDataFrame([], INSPECTION_SCHEMA)
+        return local_frame(session, [], INSPECTION_SCHEMA)
     contents = session.read.format("binaryFile").load(paths).select("path", "content")
     return contents.join(F.broadcast(files), "path").mapInArrow(
         file_inspector(contract), INSPECTION_SCHEMA

@@ -34,6 +34,8 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 from pyspark.sql.utils import AnalysisException
 
+from sync_logs.canonical.local_rows import local_frame
+
 RUN_AREA = "sync_tracking_datasets"
 FACT_AREA = "metadata"
 AREAS = (RUN_AREA, FACT_AREA)
@@ -123,7 +125,7 @@ def binary_file_listing(session: SparkSession, location: str) -> DataFrame:
         )
     except AnalysisException:
         # The folder does not exist (yet): a lake without runs or without fact files.
-        return session.createDataFrame([], RAW_LISTING_SCHEMA)
+        return local_frame(session, [], RAW_LISTING_SCHEMA)
     return listing.select(
         F.col("path"),
         F.col("length").cast("bigint").alias("length"),
@@ -157,7 +159,7 @@ def list_area(
     if entries is None:
         listing = binary_file_listing(session, area_location(raw_root, area))
     else:
-        listing = session.createDataFrame(entries, RAW_LISTING_SCHEMA)
+        listing = local_frame(session, entries, RAW_LISTING_SCHEMA)
     return listing.select(
         "path",
         "length",
@@ -456,7 +458,7 @@ def problem_of(
 def lake_file_frame(session: SparkSession, files: list[LakeFile]) -> DataFrame:
     """`files` as a local DataFrame (`int_sync_logs__lake_files`' columns). Times travel as
     microseconds: a Python datetime is local wall time, ambiguous where clocks go back."""
-    frame = session.createDataFrame(files, LAKE_FILE_TYPE)
+    frame = local_frame(session, files, LAKE_FILE_TYPE)
     return frame.withColumn("modification_time", F.timestamp_micros("modification_time"))
 
 

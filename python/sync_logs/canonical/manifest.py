@@ -56,6 +56,7 @@ from sync_logs.canonical.lake import (
     utf8,
 )
 from sync_logs.canonical.lake_root import lake_root, require_lake
+from sync_logs.canonical.local_rows import local_frame
 from sync_logs.canonical.metadata import parse_metadata, read_metadata_texts
 from sync_logs.canonical.objects import FACT_ROW_COLUMNS, FACT_ROWS_TYPE, read_facts
 
@@ -259,8 +260,8 @@ def folder_of(area: str, ids: list[int | None], files: list[LakeFile]) -> dict:
 def folder_frame(session: SparkSession, folders: list[dict]) -> DataFrame:
     """`folders` (`list_folders`) as a local DataFrame. Times travel as microseconds: a Python
     datetime is local wall time, ambiguous where clocks go back."""
-    frame = session.createDataFrame(
-        [tuple(folder[name] for name in FOLDER_FIELDS) for folder in folders], FOLDER_TYPE
+    frame = local_frame(
+        session, [tuple(folder[name] for name in FOLDER_FIELDS) for folder in folders], FOLDER_TYPE
     )
     return frame.withColumns(
         {
@@ -286,7 +287,7 @@ def record_files_of(session: SparkSession, runs: DataFrame) -> DataFrame:
     # The batch list comes to the driver once, so that the runs' metadata.json is not read
     # again for each use of it. Times travel as microseconds (a Python datetime is local wall
     # time, ambiguous where clocks go back).
-    batches = session.createDataFrame(batches.collect(), batches.schema).withColumn(
+    batches = local_frame(session, batches.collect(), batches.schema).withColumn(
         "modification_time", F.timestamp_micros("modified_micros")
     )
     inspected = inspect_files(

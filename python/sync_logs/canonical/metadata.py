@@ -4,6 +4,7 @@ the manifest's columns, with the run's validity and the reason when it is not lo
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from sync_logs.canonical.local_rows import local_frame
 from sync_logs.canonical.values import parse_utc_timestamp, try_cast
 
 # Canonical metadata.json field -> accepted alternative spellings (each also in camelCase).
@@ -71,7 +72,7 @@ def pick(fields: Column, name: str, aliases: list[str] | None = None) -> Column:
 def read_metadata_texts(session: SparkSession, paths: list[str]) -> DataFrame:
     """Whole text of each metadata.json, keyed by its path as listed."""
     if not paths:
-        return session.createDataFrame([], METADATA_TEXT_SCHEMA)
+        return local_frame(session, [], METADATA_TEXT_SCHEMA)
     texts = session.read.text(paths, wholetext=True)
     # _metadata.file_path is URI-encoded; the listing's path is not ('+' stays literal).
     decoded = F.expr("url_decode(regexp_replace(_metadata.file_path, '[+]', '%2B'))")

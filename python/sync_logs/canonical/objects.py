@@ -23,6 +23,7 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from sync_logs.canonical.inspection import FACT_FILE, INSPECTION_SCHEMA, inspect_files
+from sync_logs.canonical.local_rows import local_frame
 from sync_logs.canonical.values import read_file_path, try_cast
 
 # The fact file contract's columns: ids (read with a safe cast to bigint) and names.
@@ -77,7 +78,7 @@ def read_facts(session: SparkSession, fact_files: DataFrame) -> DataFrame:
     )
     # One row per file, brought to the driver so that the files are inspected once.
     inspected = inspect_files(session, files.select("path"), FACT_FILE)
-    inspected = session.createDataFrame(inspected.collect(), INSPECTION_SCHEMA)
+    inspected = local_frame(session, inspected.collect(), INSPECTION_SCHEMA)
     described = files.join(inspected, "path", "left")
     problems = described.filter(F.col("problem").isNotNull() | F.col("num_rows").isNull()).select(
         "fact_table",

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from sync_logs.canonical.local_rows import local_frame
 from sync_logs.canonical.manifest import in_lake
 
 RUN = ["sync_id", "sync_run_id"]
@@ -154,6 +155,7 @@ def collected_each(frames: dict[str, DataFrame]) -> dict[str, list[tuple]]:
     """The rows of each frame, as `collected` gives them, read by one Spark job instead of one
     job each: each row travels as JSON (integers, booleans and strings come back as they were),
     tagged with its frame's name."""
+
     def tagged(name: str, frame: DataFrame) -> DataFrame:
         fields = frame.toDF(*[f"c{index}" for index in range(len(frame.columns))])  # any names
         return fields.select(F.lit(name).alias("frame"), F.to_json(F.struct("*")).alias("row"))
@@ -309,9 +311,7 @@ def plan_rows(inputs: PlanInputs, fingerprint: str | None) -> list[tuple]:
         is_superseded = (is_committed and key in lake and not current) or (
             uncommitted_started is not None
         )
-        held_started = (
-            committed_started if committed_started is not None else uncommitted_started
-        )
+        held_started = committed_started if committed_started is not None else uncommitted_started
         for begins, started in ((is_load, valid_started), (is_superseded, held_started)):
             order = run_order(started, key[1])
             if begins and (key[0] not in cutoffs or order < cutoffs[key[0]]):
@@ -356,7 +356,7 @@ PLAN_TIMES = ["sync_run_started_at", "cutoff_started_at", "committed_started_at"
 
 def plan_frame(session: SparkSession, rows: list[tuple]) -> DataFrame:
     """The plan's rows as a DataFrame of PLAN_COLUMNS, times as timestamps."""
-    frame = session.createDataFrame(rows, PLAN_ROWS_SCHEMA)
+    frame = local_frame(session, rows, PLAN_ROWS_SCHEMA)
     return frame.withColumns({name: F.timestamp_micros(name) for name in PLAN_TIMES}).select(
         *PLAN_COLUMNS
     )

@@ -12,6 +12,7 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from sync_logs.canonical.inspection import NANOS_READ_TYPE
+from sync_logs.canonical.local_rows import local_frame
 from sync_logs.canonical.values import nanos_to_timestamp, parse_utc_timestamp, read_file_path
 
 TEXT_COLUMNS = ["identifier", "record_payload", "operation", "status", "status_message"]
@@ -108,7 +109,7 @@ def read_records(session: SparkSession, files: DataFrame) -> DataFrame:
     for row in files.select("read_schema", "path").collect():
         groups.setdefault(row["read_schema"], []).append(row["path"])
     if not groups:
-        return session.createDataFrame([], RECORD_SCHEMA)
+        return local_frame(session, [], RECORD_SCHEMA)
     frames = [
         normalise(session.read.schema(schema).parquet(*paths), parse_read_schema(schema))
         for schema, paths in sorted(groups.items())
