@@ -1,6 +1,8 @@
 """Driver-side rows as a DataFrame through Arrow (`local_rows.local_frame`): the same rows as
 `createDataFrame` of the list gives, and no Python RDD behind them."""
 
+from datetime import UTC, datetime
+
 from pyspark.sql import types as T
 
 from sync_logs.canonical.local_rows import local_frame
@@ -37,6 +39,15 @@ def test_a_ddl_schema_and_no_rows(spark):
         ("sync_id", T.LongType()), ("name", T.StringType()), ("is_valid", T.BooleanType())]
     assert frame.count() == 0
     assert local_frame(spark, [], FOLDER_TYPE).count() == 0
+
+
+def test_timestamps_are_instants(spark):
+    moment = datetime(2026, 10, 1, 6, 30, tzinfo=UTC)
+    frame = local_frame(spark, [(moment,), (None,)], "at timestamp")
+    assert frame.schema["at"].dataType == T.TimestampType()
+    assert frame.selectExpr("unix_micros(at)").collect() == [
+        (int(moment.timestamp()) * 1_000_000,), (None,)]
+    assert local_frame(spark, [], "at timestamp, n bigint").count() == 0
 
 
 def test_no_python_rdd_behind_the_frame(spark):
