@@ -247,8 +247,10 @@ def current_plan(
     uncommitted: DataFrame | None = None,
 ) -> DataFrame:
     """`current_plan_from` the inputs of these frames."""
+    stored = stored_state(previous)
+    state = collected(stored) if stored is not None else None
     return current_plan_from(
-        collect_inputs(manifest, committed, uncommitted), manifest.sparkSession, previous
+        collect_inputs(manifest, committed, uncommitted), manifest.sparkSession, previous, state
     )
 
 
@@ -256,15 +258,12 @@ def current_plan_from(
     inputs: PlanInputs,
     session: SparkSession,
     previous: DataFrame | None,
-    state: list[tuple] | None = None,
+    state: list[tuple] | None,
 ) -> DataFrame:
     """`int_sync_logs__build_plan`: `previous` (the table) as it stands when it holds no action
     and was computed from the same inputs (an idle build after an idle build), else the plan
-    computed again. `state`: the rows of `stored_state(previous)` when already read."""
+    computed again. `state`: the rows of `stored_state(previous)`, None without one."""
     fingerprint = inputs.fingerprint()
-    if state is None:
-        stored = stored_state(previous)
-        state = collected(stored) if stored is not None else None
     if state and state[0] == (False, fingerprint):
         return previous
     return plan_frame(session, plan_rows(inputs, fingerprint))
