@@ -36,39 +36,46 @@
             from {{ sync_logs.package_model_relation('int_sync_logs__run_fingerprints') }}
         ),
 
-        last_recorded_start as (
-            select
-                current_runs.sync_id,
-                max(current_runs.run_started_at) as run_started_at
-            from current_runs
-            inner join recorded_runs
-                on current_runs.sync_id = recorded_runs.sync_id
-                and current_runs.sync_run_id = recorded_runs.sync_run_id
-            group by current_runs.sync_id
-        ),
-
-        differing_runs as (
+        runs as (
             select
                 coalesce(current_runs.sync_id, recorded_runs.sync_id) as sync_id,
                 current_runs.sync_run_id,
-                case
-                    when recorded_runs.sync_run_id is not null then 2
-                    {#- a late run: it started no later than a recorded run of its sync #}
-                    when last_recorded_start.run_started_at is not null
-                        and (current_runs.run_started_at is null
-                            or current_runs.run_started_at <= last_recorded_start.run_started_at)
-                        then 2
-                    else 1
-                end as kind
+                current_runs.run_started_at,
+                current_runs.fingerprint,
+                recorded_runs.sync_run_id as recorded_sync_run_id,
+                recorded_runs.fingerprint as recorded_fingerprint
             from current_runs
             full outer join recorded_runs
                 on current_runs.sync_id = recorded_runs.sync_id
                 and current_runs.sync_run_id = recorded_runs.sync_run_id
-            left join last_recorded_start
-                on current_runs.sync_id = last_recorded_start.sync_id
-            where current_runs.fingerprint is null
-                or recorded_runs.fingerprint is null
-                or current_runs.fingerprint <> recorded_runs.fingerprint
+        ),
+
+        {#- the latest start among its sync's recorded runs, in the same pass -#}
+        runs_in_sync as (
+            select
+                runs.*,
+                max(case when recorded_sync_run_id is not null then run_started_at end)
+                    over (partition by sync_id) as last_recorded_started_at
+            from runs
+        ),
+
+        differing_runs as (
+            select
+                sync_id,
+                sync_run_id,
+                case
+                    when recorded_sync_run_id is not null then 2
+                    {#- a late run: it started no later than a recorded run of its sync #}
+                    when last_recorded_started_at is not null
+                        and (run_started_at is null
+                            or run_started_at <= last_recorded_started_at)
+                        then 2
+                    else 1
+                end as kind
+            from runs_in_sync
+            where fingerprint is null
+                or recorded_fingerprint is null
+                or fingerprint <> recorded_fingerprint
         )
 
         {#- kind 0: the model has a record at all; 1: a new run; 2: a changed, gone or late run -#}
