@@ -61,6 +61,8 @@ def local_session_settings(
         "spark.sql.adaptive.enabled": "true",
         # as the `local` target: unions are not fused into whole-stage generated code
         "spark.sql.codegen.wholeStage.union.enabled": "false",
+        # as the `local` target: no per-key limit (and its sort) before a shuffle
+        "spark.sql.optimizer.windowGroupLimitThreshold": "-1",
         "spark.sql.session.timeZone": "UTC",
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
