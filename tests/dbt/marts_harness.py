@@ -32,6 +32,13 @@ MARTS = [
     "sync_logs__row_operations",
     "sync_logs__sync_health",
 ]
+# the package's sync-scoped incremental intermediates (config sync_logs_sync_scoped)
+SYNC_SCOPED_INTERMEDIATES = [
+    "int_sync_logs__row_runs",
+    "int_sync_logs__membership_transitions",
+    "int_sync_logs__error_rows",
+    "int_sync_logs__daily_attempts",
+]
 
 PG_SCRIPT = "tests/services/postgres.sh"
 
@@ -132,7 +139,15 @@ class Build:
         asked (var `sync_logs_unit_tests`: test_marts_engines runs them once per engine,
         elsewhere they would only repeat), and then they must have run."""
         install_package()
+        self.seed()
+        return self.build_models(unit_tests)
+
+    def seed(self) -> None:
+        """The fixture's seeds of this source, and the package's."""
         self.dbt("seed", "--select", f"tag:fixture_{self.source}", "package:sync_logs")
+
+    def build_models(self, unit_tests: bool = False) -> "Build":
+        """`dbt build` of models and data tests (see `build`)."""
         built = self.dbt("build", "--exclude", "resource_type:seed",
                          more_vars={"sync_logs_unit_tests": unit_tests})
         ran = {r.node.name for r in built.result.results if r.node.resource_type == "unit_test"}

@@ -16,13 +16,12 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-from marts_harness import MARTS, Build, install_package
+from marts_harness import MARTS, SYNC_SCOPED_INTERMEDIATES, Build, install_package
 from marts_sequence import DBT_VARS, STEPS
 
 # the package's sync-scoped incremental models (config sync_logs_sync_scoped)
 SYNC_SCOPED = {
-    "intermediate": ["int_sync_logs__row_runs", "int_sync_logs__membership_transitions",
-                     "int_sync_logs__error_rows", "int_sync_logs__daily_attempts"],
+    "intermediate": SYNC_SCOPED_INTERMEDIATES,
     "marts": ["sync_logs__audience_events", "sync_logs__current_members",
               "sync_logs__field_diffs", "sync_logs__flapping_rows",
               "sync_logs__membership_history", "sync_logs__row_lifecycle",

@@ -7,15 +7,10 @@ Three builds: the fixture's `sync_log` without run 1002, the same schema once 10
 arrived, and a clean build of the whole fixture in another schema."""
 
 import pytest
-from marts_harness import MARTS, Build, install_package
+from marts_harness import MARTS, SYNC_SCOPED_INTERMEDIATES, Build, install_package
 
 LATE_RUN = 1002  # started between 1001 and 1003 of sync 101
-COMPARED = [
-    "int_sync_logs__row_runs", "int_sync_logs__membership_transitions",
-    "int_sync_logs__error_rows", "int_sync_logs__daily_attempts", *MARTS,
-]
-BUILD = ("build", "--exclude", "resource_type:seed")
-NO_UNIT_TESTS = {"sync_logs_unit_tests": False}
+COMPARED = [*SYNC_SCOPED_INTERMEDIATES, *MARTS]
 
 
 def changelog_of(build: Build, sync_run_id: int) -> list[tuple]:
@@ -30,12 +25,12 @@ def changelog_of(build: Build, sync_run_id: int) -> list[tuple]:
 def builds(tmp_path_factory):
     install_package()
     late = Build("duckdb", tmp_path_factory.mktemp("census_late"), source="census")
-    late.dbt("seed", "--select", "tag:fixture_census", "package:sync_logs")
+    late.seed()
     late.execute(f"delete from {late.schema}.census_sync_log where sync_run_id = {LATE_RUN}")
-    late.dbt(*BUILD, more_vars=NO_UNIT_TESTS)
+    late.build_models()
     before = changelog_of(late, LATE_RUN + 1)
     late.dbt("seed", "--select", "census_sync_log")  # the whole log again: 1002 arrives
-    late.dbt(*BUILD, more_vars=NO_UNIT_TESTS)
+    late.build_models()
     clean = Build("duckdb", tmp_path_factory.mktemp("census_late_clean"), source="census")
     yield before, late, clean.build()
 

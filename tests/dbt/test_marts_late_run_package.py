@@ -12,7 +12,7 @@ import shutil
 
 import pytest
 from build_comparison import comparable_rows
-from marts_harness import MARTS
+from marts_harness import MARTS, SYNC_SCOPED_INTERMEDIATES
 
 from handmade_lake import at, upsert, write_run
 from sync_logs_dev.dbt_invoke import run_dbt
@@ -20,10 +20,7 @@ from sync_logs_dev.dbt_invoke import run_dbt
 ORG = 42
 INCREMENTAL, CLEAN = "marts_late", "marts_late_clean"
 RECORDS = "records_updated.0.parquet"
-COMPARED = [
-    "int_sync_logs__row_runs", "int_sync_logs__membership_transitions",
-    "int_sync_logs__error_rows", "int_sync_logs__daily_attempts", *MARTS,
-]
+COMPARED = [*SYNC_SCOPED_INTERMEDIATES, *MARTS]
 
 
 def run(lake, run_id: int, minute: float, rows: list[dict]) -> None:
