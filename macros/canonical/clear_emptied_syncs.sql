@@ -5,14 +5,24 @@
     columns) holds a row of it matching the SQL condition `remaining_condition`, of a run the
     plan does not clear. -#}
 {% macro clear_emptied_syncs(relation, remaining, remaining_condition) %}
-    {#- only a sync the plan touches can be emptied -#}
-    {%- if execute and sync_logs.build_plan_holds('plan.action is not null') -%}
+    {#- only a sync the plan touches can be emptied; `remaining` is read for those syncs alone,
+        by literal ids, so that a partitioned table reads their partitions only -#}
+    {%- if execute -%}
+        {%- set touched_query -%}
+            select distinct plan.sync_id
+            from {{ ref('int_sync_logs__build_plan') }} as plan
+            where plan.action is not null
+        {%- endset -%}
+        {%- set touched = run_query(touched_query).columns[0].values() | map('int') | list -%}
+    {%- endif -%}
+    {%- if execute and touched -%}
         {%- set emptied_syncs_query -%}
             with kept as (
                 select remaining.sync_id
                 from {{ remaining }} as remaining
                 where
-                    ({{ remaining_condition }})
+                    remaining.sync_id in ({{ touched | join(', ') }})
+                    and ({{ remaining_condition }})
                     and not exists (
                         select 1
                         from {{ ref('int_sync_logs__build_plan') }} as cleared

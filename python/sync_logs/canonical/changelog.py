@@ -15,7 +15,7 @@ from pyspark.sql import functions as F
 
 from sync_logs.canonical.ordering import attempt_order, record_order, run_key
 from sync_logs.canonical.payloads import protect_payloads
-from sync_logs.canonical.plan import touched_sync_ids
+from sync_logs.canonical.plan import in_runs, runs_with_action, touched_sync_ids
 from sync_logs.canonical.records import loadable_files, read_records
 
 RUN = ["sync_id", "sync_run_id"]
@@ -343,29 +343,32 @@ def build_changelog(
     if plan is None:
         loaded = new_rows.select(*RUN, "sync_run_started_at").distinct()
         cleared = loaded.limit(0)
+        held_loaded = existing.join(loaded.select(*RUN), RUN, "left_semi")
+        later = existing
     else:
         loaded = plan.filter(F.col("action") == "load").select(*RUN, "sync_run_started_at")
         cleared = plan.filter(F.col("action") == "clear").select(*RUN, "sync_run_started_at")
         existing = existing.join(cleared.select(*RUN), RUN, "left_anti")
-    reloaded_before = existing.join(loaded.select(*RUN), RUN, "left_semi").select(
-        *RUN, "sync_run_started_at"
-    )
+        # The rows of the loaded runs and of the runs the plan recomputes, by their partitions
+        # alone: runs arriving in order read none of them.
+        held_loaded = existing.filter(in_runs(runs_with_action(plan, "load")))
+        later = existing.filter(in_runs(runs_with_action(plan, "recompute")))
+    reloaded_before = held_loaded.select(*RUN, "sync_run_started_at")
     positions = loaded.unionByName(reloaded_before).unionByName(cleared)
     cutoffs = positions.groupBy("sync_id").agg(F.min(run_key()).alias("cutoff"))
-    positioned = existing.join(cutoffs, "sync_id").withColumn(
-        "_after", run_key() >= F.col("cutoff")
+    history = existing.join(cutoffs, "sync_id").filter(run_key() < F.col("cutoff"))
+    affected = (
+        later.join(cutoffs, "sync_id")
+        .filter(run_key() >= F.col("cutoff"))
+        .join(loaded.select(*RUN), RUN, "left_anti")
     )
-    history = positioned.filter(~F.col("_after"))
-    affected = positioned.filter(F.col("_after")).join(loaded.select(*RUN), RUN, "left_anti")
-    previous_log = existing.join(loaded.select(*RUN), RUN, "left_semi").select(
-        *RUN, "log_id", F.col("logged_at").alias("_old_logged_at")
-    )
+    previous_log = held_loaded.select(*RUN, "log_id", F.col("logged_at").alias("_old_logged_at"))
     fresh = (
         new_rows.join(previous_log, [*RUN, "log_id"], "left")
         .withColumn("logged_at", F.coalesce(F.col("_old_logged_at"), now))
         .drop("_old_logged_at")
     )
-    recomputed = affected.drop("cutoff", "_after", "op_type", "payload_changed")
+    recomputed = affected.drop("cutoff", "op_type", "payload_changed")
     # Runs are renumbered over the loaded and the recomputed runs together.
     sequence = run_sequence(loaded.unionByName(recomputed.select(*RUN, "sync_run_started_at")))
     work = (

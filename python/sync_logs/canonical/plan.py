@@ -39,7 +39,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from sync_logs.canonical.local_rows import local_frame
@@ -395,3 +395,23 @@ def without_cleared(changelog: DataFrame, plan: DataFrame) -> DataFrame:
 def touched_sync_ids(plan: DataFrame) -> list[int]:
     """The syncs whose partitions a build rewrites."""
     return [row["sync_id"] for row in plan.select("sync_id").distinct().collect()]
+
+
+def runs_with_action(plan: DataFrame, action: str) -> list[tuple[int, int]]:
+    """The (sync_id, sync_run_id) of the planned runs with `action`, sorted."""
+    rows = plan.filter(F.col("action") == action).select(*RUN).collect()
+    return sorted((row["sync_id"], row["sync_run_id"]) for row in rows)
+
+
+def in_runs(runs: list[tuple[int, int]]) -> Column:
+    """A filter keeping the rows of `runs` ((sync_id, sync_run_id) pairs) by literal values, so
+    that a table partitioned by those columns reads their partitions alone; false when `runs` is
+    empty (Spark then reads nothing)."""
+    by_sync: dict[int, list[int]] = {}
+    for sync_id, sync_run_id in runs:
+        by_sync.setdefault(sync_id, []).append(sync_run_id)
+    keeps = [
+        (F.col("sync_id") == sync_id) & F.col("sync_run_id").isin(run_ids)
+        for sync_id, run_ids in sorted(by_sync.items())
+    ]
+    return functools.reduce(lambda left, right: left | right, keeps, F.lit(False))

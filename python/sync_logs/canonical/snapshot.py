@@ -14,7 +14,13 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from sync_logs.canonical.ordering import attempt_order
-from sync_logs.canonical.plan import kept_runs, touched_sync_ids, without_cleared
+from sync_logs.canonical.plan import (
+    in_runs,
+    kept_runs,
+    runs_with_action,
+    touched_sync_ids,
+    without_cleared,
+)
 
 RUN = ["sync_id", "sync_run_id"]
 SNAPSHOT_COLUMNS = [
@@ -199,15 +205,15 @@ def update_snapshot(
 ) -> DataFrame:
     """The touched syncs' new snapshot rows: appended syncs from their previous state and the new
     runs' rows, the others (late, changed or cleared runs) from their whole changelog."""
-    appended = appended_syncs(plan, previous, committed)
-    loads = plan.filter(F.col("action") == "load").select(*RUN)
-    new_rows = changelog.join(appended, "sync_id", "left_semi").join(loads, RUN, "left_semi")
-    quick = updated_states(previous.join(appended, "sync_id", "left_semi"), new_rows)
-    full = row_states(
-        changelog.join(plan.select("sync_id").distinct(), "sync_id", "left_semi").join(
-            appended, "sync_id", "left_anti"
-        )
+    # Decided on the driver, so that each branch reads its syncs' partitions alone and a build
+    # of runs arriving in order does not read the changelog's history at all.
+    appended = [row["sync_id"] for row in appended_syncs(plan, previous, committed).collect()]
+    others = sorted(set(touched_sync_ids(plan)) - set(appended))
+    new_rows = changelog.filter(F.col("sync_id").isin(appended)).filter(
+        in_runs(runs_with_action(plan, "load"))
     )
+    quick = updated_states(previous.filter(F.col("sync_id").isin(appended)), new_rows)
+    full = row_states(changelog.filter(F.col("sync_id").isin(others)))
     return snapshot_rows(quick.unionByName(full), runs)
 
 
