@@ -1,9 +1,12 @@
 {#- What changed in each row between consecutive runs: one row per field whose value differs
     from the row's payload in the previous run that planned it (run order: start time, then
     run id), including fields that appeared or disappeared. Values compare null-safely, so a
-    change to or from null is a change. Removals are not payload versions and are skipped. -#}
-{%- set in_changed_syncs = sync_logs.in_changed_syncs() %}
-{{ config(enabled=var('sync_logs_field_diffs_enabled'), **sync_logs.sync_scoped_storage()) }}
+    change to or from null is a change. Removals are not payload versions and are skipped.
+    Run-scoped: a sync's new runs are written alone, from their rows' earlier versions
+    (`sync_scoped_storage`). -#}
+{%- set changed = sync_logs.changed_runs() %}
+{%- set written = sync_logs.in_changed_syncs(changed=changed) %}
+{{ config(enabled=var('sync_logs_field_diffs_enabled'), **sync_logs.sync_scoped_storage(run_scoped=true)) }}
 
 with changelog as (
     select
@@ -16,8 +19,19 @@ with changelog as (
         batch_started_at
     from {{ ref('stg_sync_logs__sync_changelog') }}
     where {{ sync_logs.row_version_candidate() }}
-        and {{ in_changed_syncs }}
+        and {{ sync_logs.in_changed_syncs(changed=changed, whole_syncs=true) }}
 ),
+{%- if changed and changed.appended_runs %}
+
+{#- the earlier versions of the rows the new runs hold, not the whole history of their syncs -#}
+written_rows as (
+    select distinct
+        sync_id,
+        row_id
+    from changelog
+    where {{ written }}
+),
+{%- endif %}
 
 runs as (
     select
@@ -41,6 +55,11 @@ attempts as (
     inner join runs
         on changelog.sync_id = runs.sync_id
         and changelog.sync_run_id = runs.sync_run_id
+    {%- if changed and changed.appended_runs %}
+    inner join written_rows
+        on changelog.sync_id = written_rows.sync_id
+        and changelog.row_id = written_rows.row_id
+    {%- endif %}
 ),
 
 {#- A row's attempts in run order, each run's version first (macro `row_version_first`, as in
@@ -105,6 +124,7 @@ changed_versions as (
     from versions
     where previous_sync_run_id is not null
         and {{ sync_logs.is_distinct_from('fields', 'previous_fields') }}
+        and {{ written }}
 ),
 
 compared as (

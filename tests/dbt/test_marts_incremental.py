@@ -43,7 +43,9 @@ PREDICATES = {
     "pruned": "sync_id in (101, 202)",
     "idle": "1 = 0",
 }
-RUN_SCOPED = {"int_sync_logs__row_runs", "int_sync_logs__error_rows"}
+RUN_SCOPED = {"int_sync_logs__row_runs", "int_sync_logs__error_rows", "sync_logs__field_diffs"}
+# run-scoped models that read the earlier runs of the syncs whose new runs they write
+READS_WHOLE_SYNCS = {"sync_logs__field_diffs"}
 # a late run (2001 started before 2002) rewrites its sync: the later runs' op_types may change
 RUN_SCOPED_PREDICATES = {
     **PREDICATES,
@@ -57,6 +59,15 @@ TAXONOMY_CHANGE = {"sync_logs_extra_error_categories": [
     {"pattern": ".", "category": "fixture_any", "priority": 1}]}
 PREDICATE = re.compile(
     r"\b1 = [01]\b|\bsync_id in \([0-9, ]+\)|\(sync_id = \d+ and sync_run_id in \([0-9, ]+\)\)")
+
+
+def run_scoped_predicates(model: str, predicate: str) -> set[str]:
+    """The predicates a run-scoped model's SQL holds when it writes what `predicate` keeps: that
+    one, and the whole syncs of its runs where the model reads their earlier runs."""
+    if model not in READS_WHOLE_SYNCS:
+        return {predicate}
+    return {predicate, re.sub(r"\(sync_id = (\d+) and sync_run_id in \([0-9, ]+\)\)",
+                              r"sync_id in (\1)", predicate)}
 
 
 @dataclass(repr=False)  # a failure prints the test's arguments: keep them short
@@ -231,7 +242,8 @@ def test_each_build_rewrote_only_the_changed_syncs(sequence):
     for step, expected in PREDICATES.items():
         predicates = sequence[step].predicates
         assert predicates == {
-            model: {RUN_SCOPED_PREDICATES[step] if model in RUN_SCOPED else expected}
+            model: run_scoped_predicates(model, RUN_SCOPED_PREDICATES[step])
+            if model in RUN_SCOPED else {expected}
             for model in predicates
         }, f"step {step}"
 
@@ -258,10 +270,12 @@ def test_unrecorded_new_runs_are_written_once_more_and_only_once(sequence, reque
         differing = [r for r in COMPARED if orphaned.incremental[r] != orphaned.full[r]]
         assert differing == [], f"{differing} differ from a full refresh after the orphaning"
         assert orphaned.predicates == {
-            model: {replayed if model in RUN_SCOPED else "1 = 0"} for model in orphaned.predicates
+            model: run_scoped_predicates(model, replayed) if model in RUN_SCOPED else {"1 = 0"}
+            for model in orphaned.predicates
         }
     assert outcome.predicates == {
-        model: {replayed if model in RUN_SCOPED else "1 = 0"} for model in outcome.predicates
+        model: run_scoped_predicates(model, replayed) if model in RUN_SCOPED else {"1 = 0"}
+        for model in outcome.predicates
     }
 
 
