@@ -15,16 +15,16 @@
     {%- if changed is none -%}
         {{ return('1 = 1' ~ carried) }}
     {%- endif -%}
+    {%- set whole_syncs = kwargs.get('whole_syncs', false) -%}
     {%- set syncs = changed.syncs[:] -%}
-    {%- if kwargs.get('whole_syncs', false) -%}
+    {%- if whole_syncs -%}
         {%- do syncs.extend(changed.appended_runs | map('int')) -%}
     {%- endif -%}
     {%- set parts = [] -%}
     {%- if syncs -%}
         {%- do parts.append('sync_id in (' ~ syncs | unique | sort | join(', ') ~ ')') -%}
     {%- endif -%}
-    {%- for sync_id, run_ids in changed.appended_runs | dictsort
-        if not kwargs.get('whole_syncs', false) -%}
+    {%- for sync_id, run_ids in changed.appended_runs | dictsort if not whole_syncs -%}
         {%- do parts.append('(sync_id = ' ~ sync_id ~ ' and sync_run_id in (' ~ run_ids | join(', ') ~ '))') -%}
     {%- endfor -%}
     {%- if not parts -%}

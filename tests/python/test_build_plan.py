@@ -69,6 +69,22 @@ def test_planned_runs_are_the_rows_with_an_action(build_plan):
     ]
 
 
+def test_planned_runs_by_action_and_the_partitions_they_keep(build_plan, spark):
+    actions = plan_rules.runs_by_action(plan_rules.planned_runs(build_plan))
+    assert actions == {
+        "load": [(10, 2), (10, 6), (30, 8)],
+        "clear": [(10, 3)],
+        "recompute": [(10, 4), (10, 5)],
+    }
+    table = spark.createDataFrame(
+        [(sync_id, run) for sync_id in (10, 30) for run in range(1, 9)],
+        "sync_id bigint, sync_run_id bigint",
+    )
+    kept = table.filter(plan_rules.in_runs(actions["recompute"]))
+    assert sorted(tuple(row) for row in kept.collect()) == [(10, 4), (10, 5)]
+    assert table.filter(plan_rules.in_runs([])).count() == 0
+
+
 def test_committed_runs_are_as_sync_runs_held_them(build_plan):
     committed = plan_rules.committed_runs(build_plan)
     assert sorted(tuple(row) for row in committed.collect()) == [

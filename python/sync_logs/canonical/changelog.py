@@ -15,7 +15,7 @@ from pyspark.sql import functions as F
 
 from sync_logs.canonical.ordering import attempt_order, record_order, run_key
 from sync_logs.canonical.payloads import protect_payloads
-from sync_logs.canonical.plan import in_runs, runs_with_action, touched_sync_ids
+from sync_logs.canonical.plan import in_runs, runs_by_action, touched_sync_ids
 from sync_logs.canonical.records import loadable_files, read_records
 
 RUN = ["sync_id", "sync_run_id"]
@@ -351,8 +351,9 @@ def build_changelog(
         existing = existing.join(cleared.select(*RUN), RUN, "left_anti")
         # The rows of the loaded runs and of the runs the plan recomputes, by their partitions
         # alone: runs arriving in order read none of them.
-        held_loaded = existing.filter(in_runs(runs_with_action(plan, "load")))
-        later = existing.filter(in_runs(runs_with_action(plan, "recompute")))
+        actions = runs_by_action(plan)
+        held_loaded = existing.filter(in_runs(actions.get("load", [])))
+        later = existing.filter(in_runs(actions.get("recompute", [])))
     reloaded_before = held_loaded.select(*RUN, "sync_run_started_at")
     positions = loaded.unionByName(reloaded_before).unionByName(cleared)
     cutoffs = positions.groupBy("sync_id").agg(F.min(run_key()).alias("cutoff"))

@@ -397,10 +397,12 @@ def touched_sync_ids(plan: DataFrame) -> list[int]:
     return [row["sync_id"] for row in plan.select("sync_id").distinct().collect()]
 
 
-def runs_with_action(plan: DataFrame, action: str) -> list[tuple[int, int]]:
-    """The (sync_id, sync_run_id) of the planned runs with `action`, sorted."""
-    rows = plan.filter(F.col("action") == action).select(*RUN).collect()
-    return sorted((row["sync_id"], row["sync_run_id"]) for row in rows)
+def runs_by_action(plan: DataFrame) -> dict[str | None, list[tuple[int, int]]]:
+    """The (sync_id, sync_run_id) of the plan's runs by action, each list sorted: one collect."""
+    runs: dict[str | None, list[tuple[int, int]]] = {}
+    for row in plan.select(*RUN, "action").collect():
+        runs.setdefault(row["action"], []).append((row["sync_id"], row["sync_run_id"]))
+    return {action: sorted(keys) for action, keys in runs.items()}
 
 
 def in_runs(runs: list[tuple[int, int]]) -> Column:

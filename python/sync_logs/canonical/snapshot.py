@@ -17,7 +17,7 @@ from sync_logs.canonical.ordering import attempt_order
 from sync_logs.canonical.plan import (
     in_runs,
     kept_runs,
-    runs_with_action,
+    runs_by_action,
     touched_sync_ids,
     without_cleared,
 )
@@ -208,9 +208,11 @@ def update_snapshot(
     # Decided on the driver, so that each branch reads its syncs' partitions alone and a build
     # of runs arriving in order does not read the changelog's history at all.
     appended = [row["sync_id"] for row in appended_syncs(plan, previous, committed).collect()]
-    others = sorted(set(touched_sync_ids(plan)) - set(appended))
+    actions = runs_by_action(plan)
+    touched = {sync_id for runs in actions.values() for sync_id, _ in runs}
+    others = sorted(touched - set(appended))
     new_rows = changelog.filter(F.col("sync_id").isin(appended)).filter(
-        in_runs(runs_with_action(plan, "load"))
+        in_runs(actions.get("load", []))
     )
     quick = updated_states(previous.filter(F.col("sync_id").isin(appended)), new_rows)
     full = row_states(changelog.filter(F.col("sync_id").isin(others)))
