@@ -63,6 +63,8 @@ def local_session_settings(
         "spark.sql.codegen.wholeStage.union.enabled": "false",
         # as the `local` target: no per-key limit (and its sort) before a shuffle
         "spark.sql.optimizer.windowGroupLimitThreshold": "-1",
+        # as the `local` target: a table's partitions are listed on the driver
+        "spark.sql.sources.parallelPartitionDiscovery.threshold": "1000000",
         "spark.sql.session.timeZone": "UTC",
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",

@@ -1,0 +1,34 @@
+"""bench/scale.py's TreeSampler on a child process that holds 200 MiB for a while: its peak PSS
+and RSS, the bound from each process's own peak RSS, and its CPU by kind."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+spec = importlib.util.spec_from_file_location("scale", BENCH / "scale.py")
+scale = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(scale)
+
+MIB = 2**20
+HOLD = (
+    "import time\n"
+    "held = bytearray(200 * 2**20)\n"
+    "for i in range(0, len(held), 4096): held[i] = 1\n"  # touch every page: resident
+    "end = time.monotonic() + 1.5\n"
+    "while time.monotonic() < end: pass\n"  # busy: CPU to count
+)
+
+
+def test_sampler_sees_the_child_s_peak_memory_and_cpu():
+    with scale.TreeSampler(interval=0.1, pss_every=2, cpu_every=2) as sampler:
+        subprocess.run([sys.executable, "-c", HOLD], check=True)
+    assert sampler.samples >= 10
+    assert sampler.peak_pss >= 200 * MIB
+    assert sampler.peak_rss >= sampler.peak_pss
+    assert sampler.peak_rss_bound >= sampler.peak_rss
+    assert sampler.peak_rss_bound < 1024 * MIB
+    assert sampler.cpu_seconds()["dbt and model code (Python)"] >= 1.0
