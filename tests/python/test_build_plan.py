@@ -76,6 +76,8 @@ def test_planned_runs_by_action_and_the_partitions_they_keep(build_plan, spark):
         "clear": [(10, 3)],
         "recompute": [(10, 4), (10, 5)],
     }
+    assert plan_rules.sync_ids_of(actions) == [10, 30]
+    assert plan_rules.sync_ids_of({}) == []
     table = spark.createDataFrame(
         [(sync_id, run) for sync_id in (10, 30) for run in range(1, 9)],
         "sync_id bigint, sync_run_id bigint",

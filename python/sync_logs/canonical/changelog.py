@@ -15,7 +15,7 @@ from pyspark.sql import functions as F
 
 from sync_logs.canonical.ordering import attempt_order, record_order, run_key
 from sync_logs.canonical.payloads import protect_payloads
-from sync_logs.canonical.plan import in_runs, runs_by_action, touched_sync_ids
+from sync_logs.canonical.plan import in_runs, runs_by_action, sync_ids_of
 from sync_logs.canonical.records import loadable_files, read_records
 
 RUN = ["sync_id", "sync_run_id"]
@@ -329,12 +329,14 @@ def build_changelog(
     existing: DataFrame | None,
     now: Column,
     plan: DataFrame | None = None,
+    actions: dict[str | None, list[tuple[int, int]]] | None = None,
 ) -> DataFrame:
     """Rows to write: the loaded runs' rows plus the recomputed rows of later loaded runs.
 
     `plan` (`int_sync_logs__build_plan`) names the loaded runs, those with no records left
     too, and the cleared runs, whose rows are ignored and whose position moves the cutoff.
-    Without it, the loaded runs are those of `new_rows` and nothing is cleared.
+    Without it, the loaded runs are those of `new_rows` and nothing is cleared. `actions`: the
+    plan's `runs_by_action`, when the caller collected it already.
     """
     if existing is None:
         work = new_rows.withColumn("logged_at", now)
@@ -351,7 +353,7 @@ def build_changelog(
         existing = existing.join(cleared.select(*RUN), RUN, "left_anti")
         # The rows of the loaded runs and of the runs the plan recomputes, by their partitions
         # alone: runs arriving in order read none of them.
-        actions = runs_by_action(plan)
+        actions = runs_by_action(plan) if actions is None else actions
         held_loaded = existing.filter(in_runs(actions.get("load", [])))
         later = existing.filter(in_runs(actions.get("recompute", [])))
     reloaded_before = held_loaded.select(*RUN, "sync_run_started_at")
@@ -393,7 +395,8 @@ def sync_changelog(
     read from their loadable `record_files`, payload `rules` applied, folded and typed; with
     `previous` (the table, on an incremental build), the touched syncs' recomputed rows too."""
     if previous is not None:
-        touched = touched_sync_ids(plan)
+        actions = runs_by_action(plan)  # one collect of the plan for the whole model
+        touched = sync_ids_of(actions)
         if not touched:  # nothing new: the build writes nothing
             return session.table(previous).limit(0)
     files = loadable_files(record_files, runs)
@@ -402,4 +405,4 @@ def sync_changelog(
     if previous is None:
         return build_changelog(new_rows, None, F.current_timestamp())
     existing = session.table(previous).filter(F.col("sync_id").isin(touched))
-    return build_changelog(new_rows, existing, F.current_timestamp(), plan)
+    return build_changelog(new_rows, existing, F.current_timestamp(), plan, actions)

@@ -392,17 +392,17 @@ def without_cleared(changelog: DataFrame, plan: DataFrame) -> DataFrame:
     return changelog.join(cleared, RUN, "left_anti")
 
 
-def touched_sync_ids(plan: DataFrame) -> list[int]:
-    """The syncs whose partitions a build rewrites."""
-    return [row["sync_id"] for row in plan.select("sync_id").distinct().collect()]
-
-
 def runs_by_action(plan: DataFrame) -> dict[str | None, list[tuple[int, int]]]:
     """The (sync_id, sync_run_id) of the plan's runs by action, each list sorted: one collect."""
     runs: dict[str | None, list[tuple[int, int]]] = {}
     for row in plan.select(*RUN, "action").collect():
         runs.setdefault(row["action"], []).append((row["sync_id"], row["sync_run_id"]))
     return {action: sorted(keys) for action, keys in runs.items()}
+
+
+def sync_ids_of(actions: dict[str | None, list[tuple[int, int]]]) -> list[int]:
+    """The syncs of `runs_by_action`'s runs, sorted: those whose partitions a build rewrites."""
+    return sorted({sync_id for runs in actions.values() for sync_id, _ in runs})
 
 
 def in_runs(runs: list[tuple[int, int]]) -> Column:

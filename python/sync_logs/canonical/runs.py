@@ -11,7 +11,7 @@ load (see `plan`).
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from sync_logs.canonical.plan import kept_runs, touched_sync_ids
+from sync_logs.canonical.plan import kept_runs, runs_by_action, sync_ids_of
 
 RUN = ["sync_id", "sync_run_id"]
 OPS = {"add": "added", "change": "changed", "remove": "removed"}
@@ -168,7 +168,7 @@ def sync_runs(
         if committed is not None:
             runs = kept_runs(runs, plan, committed)
         return build_runs(runs, changelog, record_files)
-    touched = touched_sync_ids(plan)
+    touched = sync_ids_of(runs_by_action(plan))
     if not touched:  # nothing new: the build writes nothing
         return previous.limit(0)
     previous = previous.filter(F.col("sync_id").isin(touched))

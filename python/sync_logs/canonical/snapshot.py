@@ -18,7 +18,7 @@ from sync_logs.canonical.plan import (
     in_runs,
     kept_runs,
     runs_by_action,
-    touched_sync_ids,
+    sync_ids_of,
     without_cleared,
 )
 
@@ -202,15 +202,16 @@ def update_snapshot(
     plan: DataFrame,
     committed: DataFrame,
     runs: DataFrame,
+    actions: dict[str | None, list[tuple[int, int]]] | None = None,
 ) -> DataFrame:
     """The touched syncs' new snapshot rows: appended syncs from their previous state and the new
-    runs' rows, the others (late, changed or cleared runs) from their whole changelog."""
+    runs' rows, the others (late, changed or cleared runs) from their whole changelog.
+    `actions`: the plan's `runs_by_action`, when the caller collected it already."""
     # Decided on the driver, so that each branch reads its syncs' partitions alone and a build
     # of runs arriving in order does not read the changelog's history at all.
     appended = [row["sync_id"] for row in appended_syncs(plan, previous, committed).collect()]
-    actions = runs_by_action(plan)
-    touched = {sync_id for runs in actions.values() for sync_id, _ in runs}
-    others = sorted(touched - set(appended))
+    actions = runs_by_action(plan) if actions is None else actions
+    others = sorted(set(sync_ids_of(actions)) - set(appended))
     new_rows = changelog.filter(F.col("sync_id").isin(appended)).filter(
         in_runs(actions.get("load", []))
     )
@@ -230,7 +231,8 @@ def snapshot_state(
     The changelog's rows of the runs the plan clears (uncommitted ones stay in the table until
     the build has committed) and the runs the tables will not hold are left out."""
     if previous is not None:
-        touched = touched_sync_ids(plan)
+        actions = runs_by_action(plan)  # one collect of the plan for the whole model
+        touched = sync_ids_of(actions)
         if not touched:  # nothing new: the build writes nothing
             return previous.limit(0).select(*SNAPSHOT_COLUMNS)
     runs = kept_runs(manifest.filter(F.col("is_valid")), plan, committed)
@@ -240,4 +242,6 @@ def snapshot_state(
     previous = previous.filter(F.col("sync_id").isin(touched))
     changelog = changelog.filter(F.col("sync_id").isin(touched))
     runs = runs.filter(F.col("sync_id").isin(touched))
-    return update_snapshot(previous, changelog, plan, committed, runs).select(*SNAPSHOT_COLUMNS)
+    return update_snapshot(previous, changelog, plan, committed, runs, actions).select(
+        *SNAPSHOT_COLUMNS
+    )
