@@ -144,8 +144,9 @@ class TreeSampler:
     counters. Both cost the step: reading PSS every 0.2 s and CPU every 1 s, the sampler took 8
     to 10 CPU seconds of a 65 s step and made it 9 s slower (settings.md, session 19).
     CPU is summed over threads; a thread's CPU after its last reading is missed.
-    `peak_rss_bound`: the sum of every process's own peak RSS, which no instant of the tree
-    exceeded, so that a peak between two PSS samples cannot go unseen."""
+    `peak_rss_bound` (in the JSON only): the sum of every process's own peak RSS, which no
+    instant of the tree exceeded; loose, as the Python workers forked from one daemon count
+    their shared pages each (10.4 GiB against a PSS peak of 4.2 GiB at 1M)."""
 
     def __init__(self, interval: float = 0.5, pss_every: int = 4, cpu_every: int = 4):
         self.interval = interval
@@ -176,8 +177,11 @@ class TreeSampler:
                 if key not in self._kinds:
                     self._kinds[key] = process_kind(process)
                 kind = self._kinds[key]
-                rss += process.memory_info().rss
-                self._peak_rss_kib[key] = peak_rss_kib(process.pid)
+                process_rss = process.memory_info().rss
+                rss += process_rss
+                # the kernel's counters are per CPU and read apart: never below a sample's RSS
+                peak_kib = max(peak_rss_kib(process.pid), -(-process_rss // 1024))
+                self._peak_rss_kib[key] = max(self._peak_rss_kib.get(key, 0), peak_kib)
                 if read_pss:
                     pss += process.memory_full_info().pss  # smaps_rollup: no page list
                 if read_cpu:
@@ -593,11 +597,6 @@ def target_checks(results: dict[int, dict],
         checks.append(("peak PSS < 6 GiB, every step of ours",
                        f"highest {_gib(worst[1]['peak_pss_bytes'])} ({_size(worst[0])} "
                        f"{worst[1]['step']}): " + verdict(worst[1]["peak_pss_bytes"] < 6 * GIB)))
-        bounded = [(r, s) for r, s in ours if "peak_rss_bound_bytes" in s]
-        if bounded:  # between PSS samples: each process's own peak RSS, summed
-            r, s = max(bounded, key=lambda rs: rs[1]["peak_rss_bound_bytes"])
-            checks.append(("sum of each process's peak RSS (a bound on the peak between samples)",
-                           f"highest {_gib(s['peak_rss_bound_bytes'])} ({_size(r)} {s['step']})"))
     return checks
 
 
