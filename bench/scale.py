@@ -42,6 +42,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -662,9 +663,16 @@ def cpu_lines(results: dict[int, dict]) -> list[str]:
     return lines
 
 
+def result_files(results_dir: Path) -> list[Path]:
+    """The `scale_<N>.json` files of `results_dir`; not an archived `scale_<N>_<commit>.json`
+    nor a `partial_scale_<N>.json`."""
+    return sorted(path for path in results_dir.glob("scale_*.json")
+                  if re.fullmatch(r"scale_\d+\.json", path.name))
+
+
 def write_markdown(results_dir: Path) -> Path:
     results = {}
-    for path in results_dir.glob("scale_*.json"):
+    for path in result_files(results_dir):
         data = json.loads(path.read_text())
         results[data["records"]] = data
     lines = [

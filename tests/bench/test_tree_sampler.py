@@ -1,5 +1,6 @@
 """bench/scale.py's TreeSampler on a child process that holds 200 MiB for a while: its peak PSS
-and RSS, the bound from each process's own peak RSS, and its CPU by kind."""
+and RSS, the bound from each process's own peak RSS, and its CPU by kind; and the result files
+that scale.md is written from."""
 
 from __future__ import annotations
 
@@ -39,3 +40,12 @@ def test_sampler_sees_the_child_s_peak_memory_and_cpu():
     sampled_cpu = sampler.cpu_seconds()["dbt and model code (Python)"]
     assert child_cpu - 0.5 <= sampled_cpu <= child_cpu + 0.1
     assert sampled_cpu > 0
+
+
+def test_scale_md_reads_the_results_of_each_size_alone(tmp_path):
+    for name in ["scale_1000000.json", "scale_10000000.json", "scale_1000000_0f7333a.json",
+                 "partial_scale_3000000.json", "scale.md"]:
+        (tmp_path / name).write_text("{}")
+    assert [path.name for path in scale.result_files(tmp_path)] == [
+        "scale_1000000.json", "scale_10000000.json",
+    ]
