@@ -143,7 +143,7 @@ class TreeSampler:
     Every `pss_every` samples: PSS, from smaps_rollup, which walks the page tables of a JVM of
     some GiB while holding its memory map's lock; every `cpu_every` samples: every thread's CPU
     counters. Both cost the step: reading PSS every 0.2 s and CPU every 1 s, the sampler took 8
-    to 10 CPU seconds of a 65 s step and made it 9 s slower (settings.md, session 19).
+    to 10 CPU seconds of a 65 s step and made it up to 9 s slower (settings.md, session 19).
     CPU is summed over threads; a thread's CPU after its last reading is missed.
     `peak_rss_bound` (in the JSON only): the sum of every process's own peak RSS, which no
     instant of the tree exceeded; loose, as the Python workers forked from one daemon count
