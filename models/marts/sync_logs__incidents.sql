@@ -56,66 +56,29 @@ with runs as (
     from {{ ref('sync_logs__run_anomalies') }}
 ),
 
-run_errors as (
+run_error_classes as (
     select
         sync_id,
         sync_run_id,
-        failed_reason,
-        num_attempts,
-        num_rows
-    from {{ ref('int_sync_logs__run_errors') }}
+        error_class,
+        num_rows,
+        failed_reason
+    from {{ ref('int_sync_logs__run_error_classes') }}
 ),
 
-known_classes as (
+class_top_reasons as (
     select
-        failed_reason,
-        error_class
-    from {{ ref('int_sync_logs__error_categories') }}
+        sync_id,
+        sync_run_id,
+        top_failed_reason as failed_reason,
+        top_num_attempts as num_attempts
+    from {{ ref('int_sync_logs__run_error_classes') }}
 ),
 
-{#- the messages of runs that retention pruned from the changelog since: classified here -#}
-{%- set unknown_messages -%}
-    select run_errors.failed_reason
-    from {{ ref('int_sync_logs__run_errors') }} as run_errors
-    where not exists (
-        select 1
-        from {{ ref('int_sync_logs__error_categories') }} as known
-        where known.failed_reason = run_errors.failed_reason
-    )
-{%- endset %}
-
-unknown_classes as (
-    {{ sync_logs.error_taxonomy(unknown_messages) | indent(4) }}
-),
-
-taxonomy as (
-    select
-        failed_reason,
-        error_class
-    from known_classes
-    union all
-    select
-        failed_reason,
-        error_class
-    from unknown_classes
-),
-
-run_error_classes as (
-    select
-        run_errors.sync_id,
-        run_errors.sync_run_id,
-        taxonomy.error_class,
-        sum(run_errors.num_rows) as num_rows,
-        min(run_errors.failed_reason) as failed_reason
-    from run_errors
-    inner join taxonomy
-        on run_errors.failed_reason = taxonomy.failed_reason
-    group by run_errors.sync_id, run_errors.sync_run_id, taxonomy.error_class
-),
-
+{#- a run's top message (most attempts, then least message): the top of its classes' tops -#}
 run_top_reasons as (
     {{ sync_logs.first_per_partition(
-        'run_errors', 'sync_id, sync_run_id', 'num_attempts desc, failed_reason',
+        'class_top_reasons', 'sync_id, sync_run_id', 'num_attempts desc, failed_reason',
         ['sync_id', 'sync_run_id', 'failed_reason']) }}
 ),
 

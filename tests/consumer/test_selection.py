@@ -22,7 +22,7 @@ INTERMEDIATE = {
     "int_sync_logs__attempts", "int_sync_logs__row_runs", "int_sync_logs__membership_transitions",
     "int_sync_logs__error_attempts", "int_sync_logs__error_categories", "int_sync_logs__syncs",
     "int_sync_logs__run_errors", "int_sync_logs__error_rows", "int_sync_logs__daily_attempts",
-    "int_sync_logs__run_fingerprints",
+    "int_sync_logs__run_fingerprints", "int_sync_logs__run_error_classes",
 }
 MARTS = {
     "sync_logs__errors", "sync_logs__errors_by_sync", "sync_logs__errors_by_destination",

@@ -38,6 +38,7 @@ SYNC_SCOPED_INTERMEDIATES = [
     "int_sync_logs__membership_transitions",
     "int_sync_logs__error_rows",
     "int_sync_logs__daily_attempts",
+    "int_sync_logs__run_error_classes",
 ]
 
 PG_SCRIPT = "tests/services/postgres.sh"
