@@ -2,6 +2,7 @@
 
 import io
 from datetime import UTC, datetime
+from types import SimpleNamespace
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -158,3 +159,14 @@ def test_zoneless_and_text_timestamps_are_read_with_their_type():
 def test_all_null_column_is_read_as_absent():
     table = records(2).append_column("sync_run_id", pa.nulls(2))
     assert inspection.inspect_file(parquet_bytes(table), EXPECTED) == (2, FULL_SCHEMA, None, None)
+
+
+@pytest.mark.parametrize(
+    ("shuffle_partitions", "total_bytes", "tasks"),
+    [("4", 90_000_000, 4), ("4", 1_000_000_000, 30), ("2", 0, 2), ("auto", 10**9, None)],
+)
+def test_files_are_inspected_in_tasks_of_about_32_mb_on_every_core(
+    shuffle_partitions, total_bytes, tasks
+):
+    session = SimpleNamespace(conf=SimpleNamespace(get=lambda name: shuffle_partitions))
+    assert inspection.inspection_tasks(session, total_bytes) == tasks

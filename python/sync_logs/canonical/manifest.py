@@ -291,7 +291,9 @@ def record_files_of(session: SparkSession, runs: DataFrame) -> DataFrame:
         "modification_time", F.timestamp_micros("modified_micros")
     )
     inspected = inspect_files(
-        session, batches.select("path", "expected_sync_id", "expected_sync_run_id"), RECORD_BATCH
+        session,
+        batches.select("path", "length", "expected_sync_id", "expected_sync_run_id"),
+        RECORD_BATCH,
     ).withColumnRenamed("problem", "inspection_problem")
     files = batches.join(inspected, "path", "left")
     problem = F.coalesce(

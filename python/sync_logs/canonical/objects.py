@@ -77,7 +77,7 @@ def read_facts(session: SparkSession, fact_files: DataFrame) -> DataFrame:
         F.col("modification_time").alias("file_modified_at"),
     )
     # One row per file, brought to the driver so that the files are inspected once.
-    inspected = inspect_files(session, files.select("path"), FACT_FILE)
+    inspected = inspect_files(session, fact_files.select("path", "length"), FACT_FILE)
     inspected = local_frame(session, inspected.collect(), INSPECTION_SCHEMA)
     described = files.join(inspected, "path", "left")
     problems = described.filter(F.col("problem").isNotNull() | F.col("num_rows").isNull()).select(
