@@ -12,6 +12,7 @@ Pure DataFrame-in, DataFrame-out functions, one module per concern; the dbt Pyth
 - `changelog`: status, op_type, folding, payload_changed
 - `snapshot`: row states; `runs`: run counters; `objects`: metadata objects
 - `ordering`, `values`: the orders and safe conversions the others share
+- `parallelism`: the shuffle partitions the session asks for
 - `upgrade`: tables an older release built, read in the current layout
 """
 

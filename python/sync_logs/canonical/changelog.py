@@ -14,6 +14,7 @@ from pyspark.sql import Column, DataFrame, SparkSession, Window
 from pyspark.sql import functions as F
 
 from sync_logs.canonical.ordering import attempt_order, record_order, run_key
+from sync_logs.canonical.parallelism import shuffle_partitions
 from sync_logs.canonical.payloads import protect_payloads
 from sync_logs.canonical.plan import in_runs, runs_by_action, sync_ids_of
 from sync_logs.canonical.records import loadable_files, read_records
@@ -139,9 +140,8 @@ def sync_partitions(runs: DataFrame) -> int:
     spark.sql.shuffle.partitions. A sync is one task whatever this number; with few partitions,
     hashing puts several large syncs into one task, whose sort spills while the other cores wait
     (3M records, 4 partitions: tasks of 58, 45, 18 and 15 s)."""
-    configured = runs.sparkSession.conf.get("spark.sql.shuffle.partitions")  # "auto" on Databricks
     syncs = runs.select("sync_id").distinct().count()
-    return max(int(configured) if configured.isdigit() else 1, 2 * syncs)
+    return max(shuffle_partitions(runs.sparkSession) or 1, 2 * syncs)
 
 
 def fold_redeliveries(records: DataFrame, runs: DataFrame) -> DataFrame:

@@ -21,6 +21,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from sync_logs.canonical.local_rows import local_frame
+from sync_logs.canonical.parallelism import shuffle_partitions
 
 # Bytes of file content per inspection task. Spark packs files into read tasks by their size plus
 # an open cost of 4 MB each: the 1,923 record batches of a 1M-record lake (90 MB) became 61 tasks,
@@ -242,10 +243,10 @@ def inspection_tasks(session: SparkSession, total_bytes: int) -> int | None:
     """Tasks to inspect files of `total_bytes` in: about `INSPECTION_TASK_BYTES` each, and at
     least spark.sql.shuffle.partitions (the cores to keep busy); None where that setting is not
     a number (`auto` on Databricks): Spark's own split."""
-    configured = session.conf.get("spark.sql.shuffle.partitions")
-    if not configured.isdigit():
+    partitions = shuffle_partitions(session)
+    if partitions is None:
         return None
-    return max(int(configured), math.ceil(total_bytes / INSPECTION_TASK_BYTES))
+    return max(partitions, math.ceil(total_bytes / INSPECTION_TASK_BYTES))
 
 
 def inspect_files(session: SparkSession, files: DataFrame, contract: FileContract) -> DataFrame:
