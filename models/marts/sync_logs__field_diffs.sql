@@ -6,6 +6,8 @@
     (`sync_scoped_storage`). -#}
 {%- set changed = sync_logs.changed_runs() %}
 {%- set written = sync_logs.in_changed_syncs(changed=changed) %}
+{#- new runs of syncs not rewritten whole: only the earlier versions of their rows are read -#}
+{%- set reads_written_rows = changed and changed.appended_runs %}
 {{ config(enabled=var('sync_logs_field_diffs_enabled'), **sync_logs.sync_scoped_storage(run_scoped=true)) }}
 
 with changelog as (
@@ -21,7 +23,7 @@ with changelog as (
     where {{ sync_logs.row_version_candidate() }}
         and {{ sync_logs.in_changed_syncs(changed=changed, whole_syncs=true) }}
 ),
-{%- if changed and changed.appended_runs %}
+{%- if reads_written_rows %}
 
 {#- the earlier versions of the rows the new runs hold, not the whole history of their syncs -#}
 written_rows as (
@@ -55,7 +57,7 @@ attempts as (
     inner join runs
         on changelog.sync_id = runs.sync_id
         and changelog.sync_run_id = runs.sync_run_id
-    {%- if changed and changed.appended_runs %}
+    {%- if reads_written_rows %}
     inner join written_rows
         on changelog.sync_id = written_rows.sync_id
         and changelog.row_id = written_rows.row_id
