@@ -5,7 +5,8 @@
     object (`appeared`), only in the old one (`disappeared`), or in both with values that
     differ null-safely (`changed`). Values as `json_object_entries` gives them; a value that
     is not a JSON object counts as an object without fields. `keys` identify a row of
-    `relation`; `columns` (keys included) are carried through unchanged. -#}
+    `relation` (the default's join keys; Spark compares within each row and ignores them);
+    `columns` (keys included) are carried through unchanged. -#}
 {% macro json_object_diff(relation, new_column, old_column, keys, columns) %}
     {{ return(adapter.dispatch('json_object_diff', 'sync_logs')(relation, new_column, old_column, keys, columns)) }}
 {% endmacro %}
