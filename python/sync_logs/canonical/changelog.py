@@ -17,7 +17,7 @@ from sync_logs.canonical.ordering import attempt_order, record_order, run_key
 from sync_logs.canonical.parallelism import shuffle_partitions
 from sync_logs.canonical.payloads import protect_payloads
 from sync_logs.canonical.plan import in_runs, runs_by_action, sync_ids_of
-from sync_logs.canonical.records import loadable_files, read_records
+from sync_logs.canonical.records import file_rows, loadable_files, read_records
 
 RUN = ["sync_id", "sync_run_id"]
 ROW = ["sync_id", "row_id"]
@@ -135,16 +135,15 @@ def run_sequence(runs: DataFrame) -> DataFrame:
     )
 
 
-def sync_partitions(runs: DataFrame) -> int:
-    """Partitions of the shuffle by sync_id: two per sync of `runs`, at least
-    spark.sql.shuffle.partitions. A sync is one task whatever this number; with few partitions,
-    hashing puts several large syncs into one task, whose sort spills while the other cores wait
-    (3M records, 4 partitions: tasks of 58, 45, 18 and 15 s)."""
-    syncs = runs.select("sync_id").distinct().count()
-    return max(shuffle_partitions(runs.sparkSession) or 1, 2 * syncs)
+def sync_partitions(session: SparkSession, syncs: int) -> int:
+    """Partitions of the shuffle by sync_id: two per sync of the records (`syncs` of them), at
+    least spark.sql.shuffle.partitions. A sync is one task whatever this number; with few
+    partitions, hashing puts several large syncs into one task, whose sort spills while the
+    other cores wait (3M records, 4 partitions: tasks of 58, 45, 18 and 15 s)."""
+    return max(shuffle_partitions(session) or 1, 2 * syncs)
 
 
-def fold_redeliveries(records: DataFrame, runs: DataFrame) -> DataFrame:
+def fold_redeliveries(records: DataFrame, runs: DataFrame, syncs: int = 0) -> DataFrame:
     """Raw records -> changelog rows (without op_type), exact re-deliveries folded.
 
     Records are hash-partitioned once by sync_id: the fold below and the op_type window of
@@ -152,8 +151,8 @@ def fold_redeliveries(records: DataFrame, runs: DataFrame) -> DataFrame:
     log_id, record order) starts with the op_type window's, so a full build shuffles and sorts
     the payloads once. By sync_id alone, not by row too, so that each run's partition of the
     table is written by one task: at 1M records, 600 files instead of 2,400 and a third less
-    write time. Into `sync_partitions(runs)` partitions, so that large syncs rarely share a task.
-    `run_seq` numbers each sync's runs of `runs`.
+    write time. Into `sync_partitions` partitions for the `syncs` the records hold, so that large
+    syncs rarely share a task. `run_seq` numbers each sync's runs of `runs`.
     """
     run_info = runs.select(
         *RUN,
@@ -177,7 +176,7 @@ def fold_redeliveries(records: DataFrame, runs: DataFrame) -> DataFrame:
                 F.col("status"),
             ),
         )
-        .repartition(sync_partitions(runs), "sync_id")
+        .repartition(sync_partitions(records.sparkSession, syncs), "sync_id")
     )
     # One column for the order, so that both window functions share one sort.
     keyed = keyed.withColumn("_record_order", F.struct(*record_order()))
@@ -399,9 +398,9 @@ def sync_changelog(
         touched = sync_ids_of(actions)
         if not touched:  # nothing new: the build writes nothing
             return session.table(previous).limit(0)
-    files = loadable_files(record_files, runs)
+    files = file_rows(loadable_files(record_files, runs))
     records = protect_payloads(read_records(session, files), rules)
-    new_rows = fold_redeliveries(records, runs)
+    new_rows = fold_redeliveries(records, runs, syncs=len({file["sync_id"] for file in files}))
     if previous is None:
         return build_changelog(new_rows, None, F.current_timestamp())
     existing = session.table(previous).filter(F.col("sync_id").isin(touched))

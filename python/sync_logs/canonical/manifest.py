@@ -113,16 +113,10 @@ OUTPUT_COLUMNS = [
     "sync_id",
 ]
 # A record batch to inspect: its run folder, the ids its folder names, what the listing says.
-BATCH_COLUMNS = [
-    "folder_key",
-    "expected_sync_id",
-    "expected_sync_run_id",
-    "path",
-    "file_name",
-    "batch_type",
-    "batch_number",
-    "length",
-]
+BATCH_SCHEMA = (
+    "folder_key string, expected_sync_id bigint, expected_sync_run_id bigint, path string, "
+    "file_name string, batch_type string, batch_number int, length bigint, modified_micros bigint"
+)
 # One inspected record batch of a valid run (`int_sync_logs__record_files`).
 RECORD_FILE_FIELDS = [
     "path",
@@ -271,25 +265,33 @@ def folder_frame(session: SparkSession, folders: list[dict]) -> DataFrame:
     )
 
 
-def record_files_of(session: SparkSession, runs: DataFrame) -> DataFrame:
-    """`record_files` per folder_key of the valid `runs`: their record batches, inspected."""
-    batches = (
-        runs.filter(F.col("is_valid"))
-        .select(
-            "folder_key",
-            F.col("sync_id").alias("expected_sync_id"),
-            F.col("sync_run_id").alias("expected_sync_run_id"),
-            F.inline("files"),
-        )
-        .filter((F.col("file_kind") == "record_batch") & F.col("problem").isNull())
-        .select(*BATCH_COLUMNS, F.unix_micros("modification_time").alias("modified_micros"))
-    )
-    # The batch list comes to the driver once, so that the runs' metadata.json is not read
-    # again for each use of it. Times travel as microseconds (a Python datetime is local wall
-    # time, ambiguous where clocks go back).
-    batches = local_frame(session, batches.collect(), batches.schema).withColumn(
-        "modification_time", F.timestamp_micros("modified_micros")
-    )
+def record_files_of(session: SparkSession, folders: list[dict]) -> DataFrame:
+    """`record_files` per folder_key of the run `folders` (`list_folders`): their record
+    batches, inspected. Taken from the listing alone, so that no metadata.json is read for it:
+    the batches of a run that its metadata.json makes invalid are inspected too, and its
+    `record_files` stay null (`manifest_rows`). Times travel as microseconds (a Python datetime
+    is local wall time, ambiguous where clocks go back)."""
+    batches = local_frame(
+        session,
+        [
+            (
+                folder["folder_key"],
+                folder["sync_id"],
+                folder["sync_run_id"],
+                file.path,
+                file.file_name,
+                file.batch_type,
+                file.batch_number,
+                file.length,
+                file.modification_time,
+            )
+            for folder in folders
+            if folder["is_run_folder"]
+            for file in folder["files"]
+            if file.file_kind == "record_batch" and file.problem is None
+        ],
+        BATCH_SCHEMA,
+    ).withColumn("modification_time", F.timestamp_micros("modified_micros"))
     inspected = inspect_files(
         session,
         batches.select("path", "length", "expected_sync_id", "expected_sync_run_id"),
@@ -487,7 +489,7 @@ def manifest_rows(
             "lake_fingerprint": fingerprint,
         }
     )
-    inspected = record_files_of(session, parsed)
+    inspected = record_files_of(session, new_folders)
     versions = (
         parsed.join(inspected, "folder_key", "left")
         .withColumn(

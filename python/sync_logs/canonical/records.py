@@ -8,7 +8,7 @@ is null, empty or not a JSON object is flagged in `payload_problem` (the record 
 loaded, with `fields` null).
 """
 
-from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, Row, SparkSession
 from pyspark.sql import functions as F
 
 from sync_logs.canonical.inspection import NANOS_READ_TYPE
@@ -103,11 +103,36 @@ def payload_problem(payload: Column) -> Column:
     )
 
 
-def read_records(session: SparkSession, files: DataFrame) -> DataFrame:
-    """Records of the loadable `files` (one row per file: path, read_schema, ids, batch info)."""
+FILE_COLUMNS = [
+    "path",
+    "read_schema",
+    "org_id",
+    "sync_id",
+    "sync_run_id",
+    "batch_file",
+    "batch_type",
+    "batch_number",
+    "manifest_version",
+]
+FILE_SCHEMA = (
+    "path string, read_schema string, org_id bigint, sync_id bigint, sync_run_id bigint, "
+    "batch_file string, batch_type string, batch_number int, manifest_version bigint"
+)
+
+
+def file_rows(files: DataFrame) -> list[Row]:
+    """The loadable `files` (one row per file: path, read_schema, ids, batch info) as rows of
+    `FILE_COLUMNS`, collected once: the reads are grouped by them and the records take their
+    ids from a local frame, so that the files' plan (views over the run manifest and the build
+    plan) runs once."""
+    return files.withColumnRenamed("file_name", "batch_file").select(*FILE_COLUMNS).collect()
+
+
+def read_records(session: SparkSession, files: list[Row]) -> DataFrame:
+    """Records of the loadable `files` (`file_rows`)."""
     groups: dict[str, list[str]] = {}
-    for row in files.select("read_schema", "path").collect():
-        groups.setdefault(row["read_schema"], []).append(row["path"])
+    for file in files:
+        groups.setdefault(file["read_schema"], []).append(file["path"])
     if not groups:
         return local_frame(session, [], RECORD_SCHEMA)
     frames = [
@@ -117,16 +142,7 @@ def read_records(session: SparkSession, files: DataFrame) -> DataFrame:
     records = frames[0]
     for frame in frames[1:]:
         records = records.unionByName(frame)
-    info = files.select(
-        "path",
-        "org_id",
-        "sync_id",
-        "sync_run_id",
-        F.col("file_name").alias("batch_file"),
-        "batch_type",
-        "batch_number",
-        "manifest_version",
-    )
+    info = local_frame(session, files, FILE_SCHEMA).drop("read_schema")
     return (
         records.join(F.broadcast(info), "path")
         .withColumn("payload_problem", payload_problem(F.col("record_payload")))
