@@ -103,17 +103,6 @@ def payload_problem(payload: Column) -> Column:
     )
 
 
-FILE_COLUMNS = [
-    "path",
-    "read_schema",
-    "org_id",
-    "sync_id",
-    "sync_run_id",
-    "batch_file",
-    "batch_type",
-    "batch_number",
-    "manifest_version",
-]
 FILE_SCHEMA = (
     "path string, read_schema string, org_id bigint, sync_id bigint, sync_run_id bigint, "
     "batch_file string, batch_type string, batch_number int, manifest_version bigint"
@@ -122,10 +111,11 @@ FILE_SCHEMA = (
 
 def file_rows(files: DataFrame) -> list[Row]:
     """The loadable `files` (one row per file: path, read_schema, ids, batch info) as rows of
-    `FILE_COLUMNS`, collected once: the reads are grouped by them and the records take their
-    ids from a local frame, so that the files' plan (views over the run manifest and the build
-    plan) runs once."""
-    return files.withColumnRenamed("file_name", "batch_file").select(*FILE_COLUMNS).collect()
+    `FILE_SCHEMA`'s columns, collected once: the reads are grouped by them and the records take
+    their ids from a local frame, so that the files' plan (views over the run manifest and the
+    build plan) runs once."""
+    columns = parse_read_schema(FILE_SCHEMA)
+    return files.withColumnRenamed("file_name", "batch_file").select(*columns).collect()
 
 
 def read_records(session: SparkSession, files: list[Row]) -> DataFrame:
